@@ -1,0 +1,146 @@
+"""The `sdtune` command line: options, subcommands, exit codes.
+
+Parses argv, builds the Host (RealHost under `-R ROOT`, with the command
+allow-list from the configuration) and hands each subcommand to the
+module that does the work.  Errors are printed the illumos way,
+`sdtune: cannot <verb> '<object>': <reason>`, with the exit codes of
+DESIGN.md: 0 success, 1 problems found, 2 usage, 3 refused, 4 failed.
+"""
+
+import argparse
+import sys
+from typing import Callable, List, Optional, TextIO
+
+from .config import Config, commands_for, load_config
+from .errors import EXIT_USAGE, SdtuneError
+from .host import Host, RealHost
+from .sdconf import tool
+from .sdconf.tunables import FLAVOURS
+
+HostFactory = Callable[[str, Config], Host]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors as `sdtune: ...`, exit 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        sys.stderr.write("sdtune: %s\n" % message)
+        sys.exit(EXIT_USAGE)
+
+
+def _key_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--vid", help="INQUIRY vendor id (padded for you)")
+    p.add_argument("--pid", help="INQUIRY product id (padded for you)")
+    p.add_argument("--write", action="store_true",
+                   help="write the file (default: print the diff only)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="sdtune", description="Certify SSDs and tune "
+                     "sd.conf on illumos storage appliances.")
+    parser.add_argument("-R", dest="root", default="/", metavar="ROOT",
+                        help="system root for sd.conf and state")
+    parser.add_argument("--config", metavar="FILE",
+                        help="configuration overriding sdtune.conf")
+    sub = parser.add_subparsers(dest="command", metavar="command",
+                                parser_class=_Parser)
+    sub.required = True
+
+    sdconf = sub.add_parser("sdconf", help="offline sd.conf tools")
+    sdconf.add_argument("--flavour", choices=FLAVOURS,
+                        help="kernel rules to model (default from config)")
+    ssub = sdconf.add_subparsers(dest="action", metavar="action",
+                                 parser_class=_Parser)
+    ssub.required = True
+    p = ssub.add_parser("check", help="report what the kernel would warn "
+                        "about or ignore; exit 1 on problems")
+    p.add_argument("file")
+    p.add_argument("-o", dest="output", choices=("json",))
+    p = ssub.add_parser("show", help="pairs, decoded tunables and what "
+                        "sd makes of them")
+    p.add_argument("file")
+    p.add_argument("-o", dest="output", choices=("json",))
+    p = ssub.add_parser("set", help="set tunables for a key")
+    p.add_argument("file")
+    p.add_argument("words", nargs="+", metavar="KEY|name=value",
+                   help="KEY (unless --vid/--pid) then name=value ...")
+    _key_args(p)
+    p = ssub.add_parser("unset", help="remove tunables, or every pair, "
+                        "for a key")
+    p.add_argument("file")
+    p.add_argument("words", nargs="*", metavar="KEY|name",
+                   help="KEY (unless --vid/--pid) then tunable names")
+    _key_args(p)
+    p = ssub.add_parser("diff", help="text and sd-config-list differences;"
+                        " exit 1 when the files differ")
+    p.add_argument("a")
+    p.add_argument("b")
+    return parser
+
+
+def _split_key(args: argparse.Namespace) -> List[str]:
+    """Separate KEY from the rest of the words unless --vid/--pid give it."""
+    words = list(args.words)
+    if args.vid is None and args.pid is None:
+        key = words.pop(0) if words else None
+    else:
+        key = None
+    args.key = tool.resolve_key(args.action, args.file, key, args.vid,
+                                args.pid)
+    return words
+
+
+def _flavour(args: argparse.Namespace, cfg: Config) -> str:
+    if args.flavour:
+        return args.flavour
+    value = cfg.sections.get("sdconf", {}).get("flavour", "nexenta")
+    if value not in FLAVOURS:
+        raise SdtuneError("load config", cfg.source_files[-1],
+                          "[sdconf] flavour = '%s': expected %s"
+                          % (value, " or ".join(FLAVOURS)), EXIT_USAGE)
+    return value
+
+
+def _run_sdconf(args: argparse.Namespace, host: Host, cfg: Config,
+                out: TextIO) -> int:
+    flavour = _flavour(args, cfg)
+    action = args.action
+    if action == "check":
+        return tool.cmd_check(host, args.file, flavour, out,
+                              args.output == "json")
+    if action == "show":
+        return tool.cmd_show(host, args.file, flavour, out,
+                             args.output == "json")
+    if action == "diff":
+        return tool.cmd_diff(host, args.a, args.b, out)
+    words = _split_key(args)
+    if action == "set":
+        if not words:
+            raise SdtuneError("set tunables in", args.file,
+                              "no name=value given", EXIT_USAGE)
+        return tool.cmd_set(host, args.file, args.key, words, flavour,
+                            args.write, out)
+    return tool.cmd_unset(host, args.file, args.key, words, flavour,
+                          args.write, out)
+
+
+def _real_host(root: str, cfg: Config) -> Host:
+    return RealHost(root=root, commands=commands_for(cfg))
+
+
+def main(argv: Optional[List[str]] = None, out: TextIO = sys.stdout,
+         host_factory: HostFactory = _real_host) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        # The configuration is read before -R applies: it names the
+        # commands and paths that the root then scopes.
+        cfg = load_config(RealHost(), args.config)
+        host = host_factory(args.root, cfg)
+        if args.command == "sdconf":
+            return _run_sdconf(args, host, cfg, out)
+        raise SdtuneError("run", args.command, "unknown command", EXIT_USAGE)
+    except SdtuneError as e:
+        out.flush()
+        sys.stderr.write("sdtune: %s\n" % e)
+        return e.exit_code

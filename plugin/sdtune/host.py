@@ -1,0 +1,347 @@
+"""The one seam between sdtune and the machine it runs on.
+
+Every command sdtune runs, every file it writes, every lock and every clock
+read goes through a ``Host``.  Only this module imports ``subprocess`` or
+writes files, so tests can hand the product a simulated appliance instead.
+
+``RealHost`` runs only commands from an allow-list of absolute paths (the
+``[commands]`` section of sdtune.conf: mdb, diskinfo, iostat, zpool, zdb,
+update_drv, devfsadm, dtrace, sdio), with an argv list, a fixed environment
+and a timeout.  System paths are resolved under a root directory, like the
+``-R`` option of illumos tools.
+"""
+
+import abc
+import contextlib
+import errno
+import fcntl
+import os
+import secrets
+import stat as statmod
+import subprocess
+import time
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import (ContextManager, Iterator, List, Mapping, Optional,
+                    Sequence, Set, Tuple)
+
+from sdtune.errors import HostError
+
+# The environment of every command: output formats we parse must not depend
+# on the caller's locale or on which PATH found which helper.
+COMMAND_ENV = MappingProxyType({
+    "PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
+    "LC_ALL": "C",
+    "LANG": "C",
+})
+
+_NO_COMMANDS: Mapping[str, str] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What one command did; a non-zero exit is data, not an exception."""
+
+    argv: List[str]
+    returncode: int
+    stdout: str
+    stderr: str
+    elapsed_ns: int
+
+
+class Host(abc.ABC):
+    """Everything sdtune may do to the machine.  Errors raise HostError."""
+
+    root: str = "/"
+
+    @abc.abstractmethod
+    def sys_path(self, path: str) -> str:
+        """Real path of absolute system path ``path`` under the root."""
+
+    @abc.abstractmethod
+    def read_bytes(self, path: str) -> bytes:
+        """Contents of the file at real path ``path``."""
+
+    @abc.abstractmethod
+    def exists(self, path: str) -> bool:
+        """Whether real path ``path`` exists."""
+
+    @abc.abstractmethod
+    def stat(self, path: str) -> os.stat_result:
+        """stat(2) of real path ``path``, following symlinks."""
+
+    @abc.abstractmethod
+    def listdir(self, path: str) -> List[str]:
+        """Sorted names in the directory at real path ``path``."""
+
+    @abc.abstractmethod
+    def write_atomic(self, path: str, data: bytes,
+                     mode: Optional[int] = None) -> None:
+        """Replace the file at ``path`` with ``data``, all or nothing."""
+
+    @abc.abstractmethod
+    def run(self, name: str, args: Sequence[str],
+            timeout_s: Optional[float] = None,
+            stdin: Optional[bytes] = None) -> CommandResult:
+        """Run allow-listed command ``name`` with arguments ``args``."""
+
+    @abc.abstractmethod
+    def monotonic_ns(self) -> int:
+        """Monotonic clock for measuring durations."""
+
+    @abc.abstractmethod
+    def now(self) -> float:
+        """Wall clock (seconds since the epoch) for journal entries."""
+
+    @abc.abstractmethod
+    def lock(self, path: str) -> ContextManager[None]:
+        """Hold an exclusive lock on lock file ``path`` (real path)."""
+
+    @abc.abstractmethod
+    def mkdirs(self, path: str, mode: int = 0o755) -> None:
+        """Create directory ``path`` and its parents if missing."""
+
+    @abc.abstractmethod
+    def remove(self, path: str) -> None:
+        """Remove the file at ``path``."""
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+class RealHost(Host):
+    """The machine itself, with system paths under ``root``."""
+
+    # POSIX record locks belong to the process: a second lock in the same
+    # process would succeed, and closing any descriptor of the file drops
+    # the lock.  So the process also remembers which files it has locked.
+    _held_locks: Set[Tuple[int, int]] = set()
+
+    def __init__(self, root: str = "/",
+                 commands: Mapping[str, str] = _NO_COMMANDS,
+                 timeout_s: float = 60.0) -> None:
+        self.root = os.path.abspath(root)
+        self.commands = dict(commands)
+        self.timeout_s = timeout_s
+
+    # -- paths and reading ------------------------------------------------
+
+    def sys_path(self, path: str) -> str:
+        if not path.startswith("/") or "\0" in path:
+            raise HostError("resolve", path, "not an absolute path")
+        parts: List[str] = []
+        for part in path.split("/"):
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if not parts:
+                    raise HostError("resolve", path,
+                                    "'..' leads outside the root")
+                parts.pop()
+            else:
+                parts.append(part)
+        return os.path.join(self.root, *parts)
+
+    def read_bytes(self, path: str) -> bytes:
+        try:
+            with open(path, "rb") as f:
+                return f.read()
+        except OSError as e:
+            raise HostError("read", path, _reason(e)) from e
+
+    def exists(self, path: str) -> bool:
+        return os.path.exists(path)
+
+    def stat(self, path: str) -> os.stat_result:
+        try:
+            return os.stat(path)
+        except OSError as e:
+            raise HostError("stat", path, _reason(e)) from e
+
+    def listdir(self, path: str) -> List[str]:
+        try:
+            return sorted(os.listdir(path))
+        except OSError as e:
+            raise HostError("list", path, _reason(e)) from e
+
+    # -- writing ----------------------------------------------------------
+
+    def _check_no_symlinks(self, path: str) -> None:
+        """Refuse if any component below the root (or below / for a path
+        outside the root) is a symlink: a link could redirect a root-owned
+        write anywhere."""
+        base = self.root if (path + "/").startswith(
+            self.root.rstrip("/") + "/") else "/"
+        rel = os.path.relpath(path, base)
+        current = base
+        for part in rel.split("/"):
+            current = os.path.join(current, part)
+            try:
+                st = os.lstat(current)
+            except FileNotFoundError:
+                return  # the open below reports the missing component
+            except OSError as e:
+                raise HostError("write", path, _reason(e)) from e
+            if statmod.S_ISLNK(st.st_mode):
+                raise HostError("write", path,
+                                "'%s' is a symbolic link" % current)
+
+    def _write_all(self, fd: int, data: bytes) -> None:
+        """Write every byte of ``data``; a hook so tests can inject a
+        failure half-way through a write."""
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+
+    def write_atomic(self, path: str, data: bytes,
+                     mode: Optional[int] = None) -> None:
+        """Readers see the old file or the new one, never a mixture.
+
+        An existing target keeps its mode and owner; ``mode`` (default
+        0644) applies to a new file.  On any failure up to the rename the
+        target is untouched and the temporary file is removed; if only the
+        directory sync after the rename fails, the new file is in place and
+        HostError("sync", directory) says so.
+        """
+        path = os.path.abspath(path)
+        self._check_no_symlinks(path)
+        try:
+            old: Optional[os.stat_result] = os.lstat(path)
+        except FileNotFoundError:
+            old = None
+        except OSError as e:
+            raise HostError("write", path, _reason(e)) from e
+        if old is not None and not statmod.S_ISREG(old.st_mode):
+            raise HostError("write", path, "not a regular file")
+
+        # Same directory, so the rename cannot cross file systems.
+        directory, base = os.path.split(path)
+        tmp = os.path.join(directory, ".%s.sdtune.%d.%s" % (
+            base, os.getpid(), secrets.token_hex(4)))
+        fd = -1
+        try:
+            fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY
+                         | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            self._write_all(fd, data)
+            if old is None:
+                os.fchmod(fd, 0o644 if mode is None else mode)
+            else:
+                os.fchmod(fd, statmod.S_IMODE(old.st_mode))
+                try:
+                    os.fchown(fd, old.st_uid, old.st_gid)
+                except PermissionError:
+                    # Only an unprivileged user (tests, --config edits) may
+                    # end up owning the new copy; root must not.
+                    if os.geteuid() == 0:
+                        raise
+            os.fsync(fd)
+            os.close(fd)
+            fd = -1
+            os.rename(tmp, path)
+        except BaseException as e:
+            if fd >= 0:
+                os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            if isinstance(e, OSError):
+                raise HostError("write", path, _reason(e)) from e
+            raise
+        self._fsync_dir(directory)
+
+    def _fsync_dir(self, directory: str) -> None:
+        """Make the rename itself durable."""
+        try:
+            dfd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+        except OSError as e:
+            # Some file systems cannot sync a directory; the data is there.
+            if e.errno != errno.EINVAL:
+                raise HostError("sync", directory, _reason(e)) from e
+
+    def mkdirs(self, path: str, mode: int = 0o755) -> None:
+        try:
+            os.makedirs(path, mode, exist_ok=True)
+        except OSError as e:
+            raise HostError("create", path, _reason(e)) from e
+
+    def remove(self, path: str) -> None:
+        try:
+            os.unlink(path)
+        except OSError as e:
+            raise HostError("remove", path, _reason(e)) from e
+
+    # -- commands, clocks, locks ------------------------------------------
+
+    def run(self, name: str, args: Sequence[str],
+            timeout_s: Optional[float] = None,
+            stdin: Optional[bytes] = None) -> CommandResult:
+        path = self.commands.get(name)
+        if path is None:
+            raise HostError("run", name, "not in the [commands] allow-list")
+        if not os.path.isabs(path):
+            raise HostError("run", path,
+                            "configured path for '%s' is not absolute" % name)
+        argv = [path, *args]
+        timeout = self.timeout_s if timeout_s is None else timeout_s
+        start = time.monotonic_ns()
+        try:
+            proc = subprocess.run(
+                argv, input=stdin, capture_output=True, env=dict(COMMAND_ENV),
+                stdin=subprocess.DEVNULL if stdin is None else None,
+                timeout=timeout, cwd="/", check=False)
+        except subprocess.TimeoutExpired as e:
+            # subprocess.run has already killed and reaped the child.
+            raise HostError("run", path,
+                            "timed out after %g s" % timeout) from e
+        except OSError as e:
+            raise HostError("run", path, _reason(e)) from e
+        return CommandResult(
+            argv=argv, returncode=proc.returncode,
+            stdout=proc.stdout.decode("utf-8", errors="replace"),
+            stderr=proc.stderr.decode("utf-8", errors="replace"),
+            elapsed_ns=time.monotonic_ns() - start)
+
+    def monotonic_ns(self) -> int:
+        return time.monotonic_ns()
+
+    def now(self) -> float:
+        return time.time()
+
+    @contextlib.contextmanager
+    def lock(self, path: str) -> Iterator[None]:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW
+                         | os.O_CLOEXEC, 0o644)
+        except OSError as e:
+            raise HostError("lock", path, _reason(e)) from e
+        try:
+            st = os.fstat(fd)
+            key = (st.st_dev, st.st_ino)
+            if key in self._held_locks:
+                raise HostError("lock", path,
+                                "locked by another sdtune process")
+            try:
+                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as e:
+                if e.errno in (errno.EACCES, errno.EAGAIN):
+                    raise HostError("lock", path,
+                                    "locked by another sdtune process") from e
+                raise HostError("lock", path, _reason(e)) from e
+            # The holder's pid helps the operator find a stuck process.
+            try:
+                os.ftruncate(fd, 0)
+                os.write(fd, b"%d\n" % os.getpid())
+            except OSError as e:
+                raise HostError("lock", path, _reason(e)) from e
+            self._held_locks.add(key)
+            try:
+                yield
+            finally:
+                self._held_locks.discard(key)
+                fcntl.lockf(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)

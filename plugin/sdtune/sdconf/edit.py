@@ -1,0 +1,326 @@
+"""Pure edits of the sd-config-list: set and remove tunables for a key.
+
+Edits are splices into the original text: every byte outside the changed
+pair stays as it was (comments, other pairs, node specs), the single
+existing list is edited in place (or created at the end of the file), and
+new text follows the canonical form of facts §16.1 (one pair per line,
+TAB indent, `name:value` joined by ", ", decimal values, throttle-min
+before throttle-max).  After every edit the result is parsed again and
+checked: other pairs unchanged, no new syntax problems, and every value
+asked for is really accepted by the sd model.  Pure: no I/O.
+"""
+
+import difflib
+from dataclasses import dataclass, replace
+from typing import List, Optional, Sequence, Tuple
+
+from .match import matches_everything
+from .model import ConfigList, Pair, config_list
+from .parser import ConfFile, parse
+from .tunables import (NEXENTA, SdState, TUNABLE_BY_NAME, apply_improved,
+                       canonical_value, decode_improved, set_property)
+
+MAX_STRING = 1023
+
+
+class EditError(Exception):
+    """An edit sdtune refuses to make; the message says why."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str      # canonical (lower-case) tunable name
+    value: str     # canonical value text
+
+
+def parse_settings(items: Sequence[str]) -> List[Setting]:
+    """`name=value` (or `name:value`) words into checked settings."""
+    out: List[Setting] = []
+    for item in items:
+        sep = "=" if "=" in item else ":"
+        name, found, value = item.partition(sep)
+        name = name.strip().lower()
+        if not found or not name:
+            raise EditError("'%s': expected name=value" % item)
+        text, why = canonical_value(name, value.strip())
+        if text is None:
+            raise EditError("%s=%s: %s" % (name, value.strip(), why))
+        out = [s for s in out if s.name != name] + [Setting(name, text)]
+    return out
+
+
+def check_key(key: str) -> None:
+    if matches_everything(key):
+        raise EditError("key %r would match every disk" % key)
+    if len(key) > MAX_STRING:
+        raise EditError("key longer than %d characters" % MAX_STRING)
+    for ch in key:
+        if not " " <= ch <= "~" or ch in '"\\':
+            raise EditError("key contains %r, which sdtune will not write"
+                            % ch)
+
+
+def _quote(content: str) -> str:
+    for ch in content:
+        if not " " <= ch <= "~" or ch in '"\\':
+            raise EditError("string %r contains %r, which sdtune will not "
+                            "rewrite; edit it by hand" % (content, ch))
+    if len(content) > MAX_STRING:
+        raise EditError("string longer than the kernel's %d-character limit"
+                        % MAX_STRING)
+    return '"%s"' % content
+
+
+def _tuples(tunables: str) -> List[Tuple[Optional[str], str]]:
+    """(lower-case name or None, tuple text) for each tuple of a pair."""
+    return [(name.lower() if name is not None and value is not None
+             else None, tunables[start:end].strip(" \t"))
+            for name, value, start, end in decode_improved(tunables)]
+
+
+def canonical_order(items: List[Tuple[Optional[str], str]]
+                    ) -> List[Tuple[Optional[str], str]]:
+    """throttle-min must come before throttle-max (facts §3.5)."""
+    names = [n for n, _ in items]
+    if "throttle-min" in names and "throttle-max" in names and \
+            names.index("throttle-min") > names.index("throttle-max"):
+        tmin = items.pop(names.index("throttle-min"))
+        items.insert(names.index("throttle-max"), tmin)
+    return items
+
+
+def _join(items: List[Tuple[Optional[str], str]]) -> str:
+    return ", ".join(text for _, text in items if text)
+
+
+def _splice(text: str, start: int, end: int, new: str) -> str:
+    return text[:start] + new + text[end:]
+
+
+def _line_start(text: str, pos: int) -> int:
+    """Start of pos's line if only blanks precede pos there, else pos."""
+    ls = text.rfind("\n", 0, pos) + 1
+    return ls if text[ls:pos].strip(" \t") == "" else pos
+
+
+def _comma_after(conf: ConfFile, pair_end: int, limit: int) -> Optional[int]:
+    stmt = next(s for s in conf.statements if s.start <= pair_end <= s.end)
+    for tok in stmt.tokens:
+        if tok.kind == "COMMA" and pair_end <= tok.start < limit:
+            return tok.start
+    return None
+
+
+def _remove_pair(conf: ConfFile, clist: ConfigList, pair: Pair) -> str:
+    text = conf.text
+    vals = clist.prop.values
+    i = pair.index
+    if len(vals) == 2:
+        return _remove_property(conf, clist)
+    last = 2 * i + 1 == len(vals) - 1
+    if last:
+        prev_end = vals[2 * i - 1].token.end
+        between = text[prev_end:pair.start]
+        if "#" not in between:
+            return _splice(text, prev_end, pair.end, "")
+        comma = _comma_after(conf, prev_end, pair.start)
+        start = _line_start(text, pair.start)
+        text = _splice(text, start, pair.end, "")
+        return _splice(text, comma, comma + 1, "")
+    nxt = vals[2 * i + 2].token.start
+    comma = _comma_after(conf, pair.end, nxt)
+    start = _line_start(text, pair.start)
+    end = comma + 1
+    eol = text.find("\n", end)
+    eol = len(text) if eol < 0 else eol
+    if text[end:eol].strip(" \t") == "" and start != pair.start:
+        end = eol + 1
+    else:
+        while end < len(text) and text[end] in " \t":
+            end += 1
+    return _splice(text, start, end, "")
+
+
+def _remove_property(conf: ConfFile, clist: ConfigList) -> str:
+    """The list's last pair goes: remove the property (or statement)."""
+    text, prop = conf.text, clist.prop
+    stmt = prop.statement
+    if len(stmt.properties) == 1:
+        start, end = _line_start(text, stmt.start), stmt.end
+    else:
+        start, end = prop.start, prop.end
+    eol = text.find("\n", end)
+    eol = len(text) if eol < 0 else eol
+    at_line_start = start == 0 or text[start - 1] == "\n"
+    if at_line_start and text[end:eol].strip(" \t") == "":
+        end = min(eol + 1, len(text))
+    return _splice(text, start, end, "")
+
+
+def _append_pair(conf: ConfFile, clist: ConfigList, key: str,
+                 tunables: str) -> str:
+    text = conf.text
+    new_pair = "\t%s, %s" % (_quote(key), _quote(tunables))
+    if clist.prop is None:
+        if text and not text.endswith("\n"):
+            text += "\n"
+        return text + "sd-config-list =\n%s;\n" % new_pair
+    last = clist.prop.values[-1].token
+    stmt = clist.prop.statement
+    semi = stmt.end - 1
+    eol = text.find("\n", last.end)
+    eol = len(text) if eol < 0 else eol
+    # A comment after the last value must stay with it, so the new pair
+    # goes on the line after that comment.
+    if "#" in text[last.end:min(semi, eol)]:
+        text = _splice(text, eol, eol, "\n" + new_pair)
+        return _splice(text, last.end, last.end, ",")
+    return _splice(text, last.end, last.end, ",\n" + new_pair)
+
+
+def _replace_tunables(conf: ConfFile, pair: Pair, tunables: str) -> str:
+    tok = pair.tunables_value.token
+    return _splice(conf.text, tok.start, tok.end, _quote(tunables))
+
+
+def _load(text: str) -> Tuple[ConfFile, ConfigList]:
+    conf = parse(text)
+    clist = config_list(conf)
+    if clist.prop is not None:
+        if clist.prop.kind != "string":
+            raise EditError("the existing sd-config-list is not a list of "
+                            "strings; fix it first (sdtune sdconf check)")
+        if not clist.usable:
+            raise EditError("the existing sd-config-list has an odd number "
+                            "of strings; fix it first (sdtune sdconf check)")
+        stmt = clist.prop.statement
+        if any(stmt.start <= d.offset < stmt.end for d in conf.diagnostics):
+            raise EditError("the sd-config-list statement has syntax errors;"
+                            " fix them first (sdtune sdconf check)")
+    return conf, clist
+
+
+def _targets(clist: ConfigList, key: str) -> List[Pair]:
+    k = key.lower()
+    return [p for p in clist.pairs if p.improved and p.key.lower() == k]
+
+
+def set_tunables(text: str, key: str, settings: Sequence[Setting],
+                 flavour: str = NEXENTA) -> str:
+    """Set tunables for a key; returns the new text."""
+    check_key(key)
+    if not settings:
+        raise EditError("nothing to set")
+    names = {s.name for s in settings}
+    original = text
+    while True:
+        conf, clist = _load(text)
+        targets = _targets(clist, key)
+        # Earlier pairs with the same key lose the names being set, so the
+        # value written is the only one that applies.
+        stale = next((p for p in targets[:-1]
+                      if names & {n for n, _ in _tuples(p.tunables)}), None)
+        if stale is None:
+            break
+        kept = [t for t in _tuples(stale.tunables) if t[0] not in names]
+        text = _replace_tunables(conf, stale, _join(kept)) if _join(kept) \
+            else _remove_pair(conf, clist, stale)
+    if targets:
+        items = _tuples(targets[-1].tunables)
+        for s in settings:
+            new = (s.name, "%s:%s" % (s.name, s.value))
+            at = [i for i, (n, _) in enumerate(items) if n == s.name]
+            if at:
+                items[at[-1]] = new
+                items = [t for j, t in enumerate(items)
+                         if t[0] != s.name or j == at[-1]]
+            else:
+                items.append(new)
+        tunables = _join(canonical_order(items))
+        text = _replace_tunables(conf, targets[-1], tunables)
+    else:
+        items = canonical_order([(s.name, "%s:%s" % (s.name, s.value))
+                                 for s in settings])
+        tunables = _join(items)
+        text = _append_pair(conf, clist, key, tunables)
+    _verify(original, text, key, settings, flavour)
+    return text
+
+
+def unset_tunables(text: str, key: str, names: Optional[Sequence[str]],
+                   flavour: str = NEXENTA) -> str:
+    """Remove tunables (or, with no names, every pair) for a key."""
+    wanted = {n.lower() for n in names} if names else None
+    if wanted:
+        unknown = sorted(n for n in wanted if n not in TUNABLE_BY_NAME)
+        if unknown:
+            raise EditError("unknown tunable '%s'" % unknown[0])
+    original = text
+    while True:
+        conf, clist = _load(text)
+        k = key.lower()
+        if wanted is None:
+            victim = next((p for p in clist.pairs if p.key.lower() == k),
+                          None)
+            if victim is None:
+                break
+            text = _remove_pair(conf, clist, victim)
+            continue
+        victim = next((p for p in _targets(clist, key)
+                       if wanted & {n for n, _ in _tuples(p.tunables)}), None)
+        if victim is None:
+            break
+        kept = [t for t in _tuples(victim.tunables) if t[0] not in wanted]
+        text = _replace_tunables(conf, victim, _join(kept)) if _join(kept) \
+            else _remove_pair(conf, clist, victim)
+    _verify(original, text, key, [], flavour)
+    return text
+
+
+def _other_pairs(clist: ConfigList, key: str) -> List[Tuple[str, str]]:
+    k = key.lower()
+    return [(p.key, p.tunables) for p in clist.pairs if p.key.lower() != k]
+
+
+def _verify(old: str, new: str, key: str, settings: Sequence[Setting],
+            flavour: str) -> None:
+    """Refuse any edit whose result is not exactly what was asked."""
+    before, after = parse(old), parse(new)
+    old_list, new_list = config_list(before), config_list(after)
+    if sorted(d.message for d in after.diagnostics) != \
+            sorted(d.message for d in before.diagnostics):
+        raise EditError("internal check failed: the edit changed the file's "
+                        "syntax; nothing written")
+    if new_list.prop is not None and not new_list.usable:
+        raise EditError("internal check failed: the edited list is not "
+                        "usable; nothing written")
+    if _other_pairs(old_list, key) != _other_pairs(new_list, key):
+        raise EditError("internal check failed: the edit touched other "
+                        "pairs; nothing written")
+    state = SdState()
+    results = []
+    for pair in _targets(new_list, key):
+        results += apply_improved(state, pair.tunables, flavour)
+    last = {r.name.lower(): r for r in results if r.name}
+    for s in settings:
+        r = last.get(s.name)
+        why = r.reason if r is not None else "not written"
+        # A value is in effect when writing it again changes nothing: this
+        # catches values undone later, e.g. by the throttle reset.
+        probe = replace(state)
+        in_effect = r is not None and r.accepted and \
+            set_property(probe, s.name, s.value, flavour)[0] and \
+            probe == state
+        if not in_effect:
+            if r is not None and r.accepted:
+                why = "a later tunable undoes it (throttle check: " \
+                    "throttle-min must not exceed throttle-max)"
+            if s.name == "throttle-max" and "throttle check" in why:
+                why += " (below 8, set throttle-min too, e.g. throttle-min=2)"
+            raise EditError("%s:%s would be ignored by sd: %s"
+                            % (s.name, s.value, why))
+
+
+def unified_diff(old: str, new: str, old_name: str, new_name: str) -> str:
+    return "".join(difflib.unified_diff(
+        old.splitlines(True), new.splitlines(True), old_name, new_name))

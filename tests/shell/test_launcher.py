@@ -1,0 +1,116 @@
+"""Tests for bin/sdtune, the ksh93 launcher: fixed environment, exit status
+pass-through, argument passing and the global-zone refusal.  A fake python
+and a fake zonename stand in for the real ones."""
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+LAUNCHER = os.path.join(REPO, "bin", "sdtune")
+KSH = "/bin/ksh"
+
+pytestmark = pytest.mark.skipif(not os.access(KSH, os.X_OK),
+                                reason="%s (ksh93) is not installed" % KSH)
+
+FAKE_PYTHON = """#!/bin/sh
+for arg in "$@"; do
+    printf 'arg=%s\\n' "$arg"
+done
+printf 'PATH=%s\\n' "$PATH"
+printf 'LC_ALL=%s\\n' "$LC_ALL"
+printf 'PYTHONPATH=%s\\n' "$PYTHONPATH"
+exit 7
+"""
+
+
+def script(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    path.chmod(0o755)
+    return str(path)
+
+
+def launch(tmp_path, args, zonename=None, launcher=LAUNCHER):
+    env = {
+        "PATH": "/nonexistent:/usr/bin:/bin",
+        "LC_ALL": "de_DE.UTF-8",
+        "PYTHONPATH": "/nonexistent",
+        "SDTUNE_PYTHON": script(tmp_path, "python", FAKE_PYTHON),
+        # Never the real /usr/bin/zonename, which may exist on a build host.
+        "SDTUNE_ZONENAME_CMD": zonename or str(tmp_path / "no-zonename"),
+    }
+    return subprocess.run([KSH, launcher, *args], env=env, cwd=str(tmp_path),
+                          capture_output=True, text=True, check=False)
+
+
+def test_exit_status_and_arguments_pass_through(tmp_path):
+    proc = launch(tmp_path, ["-R", "/a root", "disks", "-o", "json", ""])
+    assert proc.returncode == 7
+    lines = proc.stdout.splitlines()
+    assert [x for x in lines if x.startswith("arg=")] == [
+        "arg=-m", "arg=sdtune", "arg=-R", "arg=/a root", "arg=disks",
+        "arg=-o", "arg=json", "arg="]
+    assert "PATH=/usr/sbin:/usr/bin:/sbin:/bin" in lines
+    assert "LC_ALL=C" in lines
+    assert "PYTHONPATH=%s" % os.path.join(REPO, "plugin") in lines
+    assert proc.stderr == ""
+
+
+def test_symlinked_directory_finds_plugin(tmp_path):
+    os.symlink(os.path.join(REPO, "bin"), str(tmp_path / "linked-bin"))
+    proc = launch(tmp_path, ["audit"],
+                  launcher=str(tmp_path / "linked-bin" / "sdtune"))
+    assert proc.returncode == 7
+    assert "PYTHONPATH=%s" % os.path.join(REPO, "plugin") in (
+        proc.stdout.splitlines())
+
+
+def test_non_global_zone_refused(tmp_path):
+    zonename = script(tmp_path, "zonename", "#!/bin/sh\necho zone1\n")
+    proc = launch(tmp_path, ["disks"], zonename=zonename)
+    assert proc.returncode == 3
+    assert proc.stderr == "sdtune: cannot run in non-global zone 'zone1'\n"
+    assert proc.stdout == ""    # python never ran
+
+
+def test_global_zone_runs(tmp_path):
+    zonename = script(tmp_path, "zonename", "#!/bin/sh\necho global\n")
+    proc = launch(tmp_path, ["disks"], zonename=zonename)
+    assert proc.returncode == 7
+
+
+def test_failing_zonename_refused(tmp_path):
+    zonename = script(tmp_path, "zonename", "#!/bin/sh\nexit 1\n")
+    proc = launch(tmp_path, ["disks"], zonename=zonename)
+    assert proc.returncode == 3
+    assert proc.stderr == (
+        "sdtune: cannot determine zone: '%s' failed\n" % zonename)
+    assert proc.stdout == ""
+
+
+def test_missing_python(tmp_path):
+    env = {"SDTUNE_PYTHON": str(tmp_path / "no-python"),
+           "SDTUNE_ZONENAME_CMD": str(tmp_path / "no-zonename")}
+    proc = subprocess.run([KSH, LAUNCHER, "disks"], env=env,
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 4
+    assert proc.stderr == (
+        "sdtune: cannot run '%s': not found\n" % env["SDTUNE_PYTHON"])
+
+
+def test_launcher_is_executable():
+    assert os.access(LAUNCHER, os.X_OK)
+    with open(LAUNCHER) as f:
+        assert f.readline() == "#!/bin/ksh\n"
+
+
+def test_shellcheck_clean():
+    shellcheck = shutil.which("shellcheck") or "/usr/bin/shellcheck"
+    if not os.access(shellcheck, os.X_OK):
+        pytest.skip("shellcheck is not installed")
+    proc = subprocess.run([shellcheck, "-s", "ksh", LAUNCHER],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
