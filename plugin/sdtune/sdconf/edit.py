@@ -183,8 +183,10 @@ def _replace_tunables(conf: ConfFile, pair: Pair, tunables: str) -> str:
     return _splice(conf.text, tok.start, tok.end, _quote(tunables))
 
 
-def _load(text: str) -> Tuple[ConfFile, ConfigList]:
-    conf = parse(text)
+def _load(text: str, conf: Optional[ConfFile] = None
+          ) -> Tuple[ConfFile, ConfigList]:
+    if conf is None or conf.text != text:
+        conf = parse(text)
     clist = config_list(conf)
     if clist.prop is not None:
         if clist.prop.kind != "string":
@@ -202,19 +204,25 @@ def _load(text: str) -> Tuple[ConfFile, ConfigList]:
 
 def _targets(clist: ConfigList, key: str) -> List[Pair]:
     k = key.lower()
-    return [p for p in clist.pairs if p.improved and p.key.lower() == k]
+    return [p for p in clist.pairs
+            if p.key_value.value.lower() == k and p.improved]
 
 
 def set_tunables(text: str, key: str, settings: Sequence[Setting],
-                 flavour: str = NEXENTA) -> str:
-    """Set tunables for a key; returns the new text."""
+                 flavour: str = NEXENTA, conf: Optional[ConfFile] = None
+                 ) -> str:
+    """Set tunables for a key; returns the new text.  `conf` may be the
+    already parsed `text`, to save parsing it again."""
     check_key(key)
     if not settings:
         raise EditError("nothing to set")
     names = {s.name for s in settings}
     original = text
+    before = conf
     while True:
-        conf, clist = _load(text)
+        conf, clist = _load(text, conf)
+        if before is None:
+            before = conf
         targets = _targets(clist, key)
         # Earlier pairs with the same key lose the names being set, so the
         # value written is the only one that applies.
@@ -243,7 +251,7 @@ def set_tunables(text: str, key: str, settings: Sequence[Setting],
                                  for s in settings])
         tunables = _join(items)
         text = _append_pair(conf, clist, key, tunables)
-    _verify(original, text, key, settings, flavour)
+    _verify(before, text, key, settings, flavour)
     return text
 
 
@@ -255,9 +263,11 @@ def unset_tunables(text: str, key: str, names: Optional[Sequence[str]],
         unknown = sorted(n for n in wanted if n not in TUNABLE_BY_NAME)
         if unknown:
             raise EditError("unknown tunable '%s'" % unknown[0])
-    original = text
+    before = None
     while True:
         conf, clist = _load(text)
+        if before is None:
+            before = conf
         k = key.lower()
         if wanted is None:
             victim = next((p for p in clist.pairs if p.key.lower() == k),
@@ -273,19 +283,20 @@ def unset_tunables(text: str, key: str, names: Optional[Sequence[str]],
         kept = [t for t in _tuples(victim.tunables) if t[0] not in wanted]
         text = _replace_tunables(conf, victim, _join(kept)) if _join(kept) \
             else _remove_pair(conf, clist, victim)
-    _verify(original, text, key, [], flavour)
+    _verify(before, text, key, [], flavour)
     return text
 
 
 def _other_pairs(clist: ConfigList, key: str) -> List[Tuple[str, str]]:
     k = key.lower()
-    return [(p.key, p.tunables) for p in clist.pairs if p.key.lower() != k]
+    return [(p.key_value.value, p.tunables_value.value) for p in clist.pairs
+            if p.key_value.value.lower() != k]
 
 
-def _verify(old: str, new: str, key: str, settings: Sequence[Setting],
-            flavour: str) -> None:
+def _verify(before: ConfFile, new: str, key: str,
+            settings: Sequence[Setting], flavour: str) -> None:
     """Refuse any edit whose result is not exactly what was asked."""
-    before, after = parse(old), parse(new)
+    after = parse(new)
     old_list, new_list = config_list(before), config_list(after)
     if sorted(d.message for d in after.diagnostics) != \
             sorted(d.message for d in before.diagnostics):

@@ -30,7 +30,7 @@ Behaviour worth knowing (all from the kernel source):
 
 import re
 from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 MAX_TOKEN = 1023  # MAX_HWC_LINESIZE (1024) minus the terminating NUL
 
@@ -60,6 +60,16 @@ _SINGLE = {
 }
 
 _BLANKS = re.compile(r"[ \t]*")
+# Tokens the fast path may take whole.  A name must not be followed by a
+# backslash (an escape continues it) and a number must not be followed by
+# another name character ("0X1" is DECVAL 0 then a NAME).
+_FAST = re.compile(
+    r'[ \t]*(?:(?P<STRING>"[^"\\\n]*")'
+    r"|(?P<HEXVAL>0x[0-9a-fA-F]*)(?![0-9a-fA-F])"
+    r"|(?P<DECVAL>[0-9]+)(?![0-9x])"
+    r"|(?P<NAME>[A-Za-z_][A-Za-z0-9_\-]*)(?![A-Za-z0-9_\-\\])"
+    r"|(?P<SEMICOLON>;)|(?P<COMMA>,)|(?P<EQUALS>=)|(?P<NEWLINE>[\n\r])"
+    r"|(?P<POUND>#))")
 _FF_RUN = re.compile(r"[ \t\f]*")
 _PLAIN_STRING_RUN = re.compile(r'[^"\\\n]*')
 _HEX_RUN = re.compile(r"[0-9a-fA-F]*")
@@ -88,14 +98,20 @@ class Token:
     # For STRING tokens: offset in the file of each character of `value`,
     # so diagnostics inside a string point at the right column.
     char_offsets: Optional[List[int]] = field(default=None, repr=False)
-    # Kernel warnings raised while lexing this token ("Missing \"", ...).
-    warnings: List[str] = field(default_factory=list)
+    # Kernel warnings raised while lexing this token ("Missing \"", ...);
+    # a tuple, so the many tokens without any share one empty value.
+    warnings: Sequence[str] = ()
     # True when a string was cut short (missing quote) or a token overflowed.
     damaged: bool = False
 
     def offset_of(self, index: int) -> int:
         """File offset of character `index` of the token's value."""
-        if self.char_offsets and 0 <= index < len(self.char_offsets):
+        if self.char_offsets is None:
+            # A string without escapes: value starts after the quote.
+            if self.kind == STRING and 0 <= index < len(self.value):
+                return self.start + 1 + index
+            return self.start
+        if 0 <= index < len(self.char_offsets):
             return self.char_offsets[index]
         return self.start
 
@@ -132,6 +148,18 @@ class Lexer:
 
     def lex(self) -> Token:
         text = self.text
+        m = _FAST.match(text, min(self.pos, self.n))
+        kind = m.lastgroup if m is not None else None
+        if kind is not None:
+            # Common tokens in one regex step; anything unusual (escapes,
+            # signs, overlong tokens) takes the exact path below.
+            start = m.start(kind)
+            end = m.end()
+            if end - start <= MAX_TOKEN:
+                self.pos = end
+                if kind == STRING:
+                    return Token(STRING, text[start + 1:end - 1], start, end)
+                return Token(kind, text[start:end], start, end)
         self.pos = _BLANKS.match(text, min(self.pos, self.n)).end()
         start = self.pos
         ch = self._getc()

@@ -64,7 +64,16 @@ class ConfigList:
 
 
 def config_list(conf: ConfFile) -> ConfigList:
-    """Locate and split the sd-config-list the kernel would use."""
+    """Locate and split the sd-config-list the kernel would use.  The
+    result is kept on the ConfFile: it never changes once parsed."""
+    cached = getattr(conf, "_config_list", None)
+    if cached is None:
+        cached = _config_list(conf)
+        conf._config_list = cached
+    return cached
+
+
+def _config_list(conf: ConfFile) -> ConfigList:
     globals_ = [p for p in conf.global_properties() if p.name == PROPERTY]
     in_nodes = [p for s in conf.statements if s.kind == "node"
                 for p in s.properties if p.name == PROPERTY]

@@ -24,6 +24,7 @@ Rules of the kernel that the model keeps:
 """
 
 import bisect
+import gc
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
@@ -163,6 +164,10 @@ def to_int32(value: int) -> int:
     return value - (1 << 32) if value & 0x80000000 else value
 
 
+_AFTER_EQUALS = {"drvname": "name_eq", "parent": "parent_eq",
+                 "drvclass": "class_eq", "prop": "prop_eq"}
+
+
 class _SpecParser:
     """One call of get_hwc_spec(): reads a statement after its first NAME."""
 
@@ -219,8 +224,7 @@ class _SpecParser:
                 else:
                     self._unexpected(tok)
             elif kind == lx.EQUALS:
-                nxt = {"drvname": "name_eq", "parent": "parent_eq",
-                       "drvclass": "class_eq", "prop": "prop_eq"}.get(state)
+                nxt = _AFTER_EQUALS.get(state)
                 if nxt is None:
                     self._unexpected(tok)
                 else:
@@ -336,6 +340,18 @@ def _printable(s: str) -> str:
 
 def parse(text: str) -> ConfFile:
     """Parse driver.conf text (latin-1 decoded bytes)."""
+    # A large file makes hundreds of thousands of small objects and no
+    # cycles; the cyclic collector would rescan them over and over.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _parse(text)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _parse(text: str) -> ConfFile:
     lexer = lx.Lexer(text)
     diags: List[Diagnostic] = []
     comments: List[lx.Token] = []

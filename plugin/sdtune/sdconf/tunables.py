@@ -78,8 +78,12 @@ def ddi_strtol(text: str) -> Tuple[Optional[int], str]:
     Base is detected from the prefix (0x/0X hex, leading 0 octal); a sign
     is allowed; trailing characters are accepted and returned as `rest`.
     """
+    if text.isdigit() and text.isascii() and text[0] != "0" and \
+            len(text) < 18:
+        return int(text), ""        # the common case: plain decimal
     i, n = 0, len(text)
-    while i < n and text[i] in " \t\n\r\f\v":
+    # The kernel's own isspace(): no vertical tab (ddi_strtol.c).
+    while i < n and text[i] in " \t\n\r\f":
         i += 1
     neg = False
     if i < n and text[i] in "+-":
@@ -176,6 +180,10 @@ def decode_improved(tunables: str) -> List[Tuple[Optional[str],
                 name, value = p.split(":")
                 out.append((name.strip(" \t"), value.strip(" \t"), pos,
                             pos + len(p)))
+            elif p:
+                # Blanks only: strtok(",") returns the field, but it has
+                # no name (only an empty field is skipped).
+                out.append((None, None, pos, pos + len(p)))
             pos += len(p) + 1
         return out
     return _decode_exact(tunables)
@@ -324,11 +332,16 @@ TUNABLES: Tuple[Tunable, ...] = (
 TUNABLE_BY_NAME: Dict[str, Tunable] = {t.name: t for t in TUNABLES}
 
 
+def _c_div1000(val: int) -> int:
+    """C's val / 1000: truncates toward zero, also for negative values."""
+    return -(-val // 1000) if val < 0 else val // 1000
+
+
 def _setters(flavour: str) -> Dict[str, Callable]:
     s = {
         "cache-nonvolatile": _set_bool("un_f_suppress_cache_flush"),
         "controller-type": _set_int("un_ctype", lambda v: v & 0xFF),
-        "delay-busy": _set_int("un_busy_timeout_us", lambda v: v // 1000),
+        "delay-busy": _set_int("un_busy_timeout_us", _c_div1000),
         "disksort": _set_bool("un_f_disksort_disabled", invert=True),
         "power-condition": _set_bool("un_f_power_condition_disabled",
                                      invert=True),
@@ -418,6 +431,7 @@ V1_BITS = {0: "THROTTLE", 1: "CTYPE", 10: "NRR_COUNT", 11: "BSY_RETRY_COUNT",
            12: "RST_RETRIES", 13: "RSV_REL_TIME", 15: "MIN_THROTTLE",
            16: "DISKSORT_DISABLED", 17: "LUN_RESET_ENABLED",
            18: "CACHE_IS_NV"}
+V1_CTYPES = (0, 2, 3)   # CTYPE_CDROM, CTYPE_CCS, CTYPE_ROD (sddef.h)
 
 
 def v1_data_names(tunables: str) -> List[str]:
@@ -466,7 +480,10 @@ def apply_v1(st: SdState, data_name: str,
         if bit == 0:
             st.un_saved_throttle = st.un_throttle = to_short(val)
         elif bit == 1:
-            st.un_ctype = val & 0xFF
+            # sd_set_vers1_properties() takes only CTYPE_CDROM, CTYPE_CCS
+            # and CTYPE_ROD; any other value is refused with a CE_WARN.
+            if val in V1_CTYPES:
+                st.un_ctype = val
         elif bit == 10:
             if val:     # a zero count is skipped by sd_set_vers1_properties
                 st.un_notready_retry_count = val & 0xFFFFFFFF
