@@ -1,15 +1,11 @@
 """`python3 -m sdtune`: run the command line and exit with its status."""
 
-import os
+import signal
 import sys
 
 from .cli import main
 
-try:
-    status = main()
-    sys.stdout.flush()
-except BrokenPipeError:
-    # The reader (e.g. `| head`) went away: not an error of ours.
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    status = 0
-sys.exit(status)
+# Behave like any other command in a pipeline: when the reader goes away
+# (`sdtune ... | head`), die of SIGPIPE quietly instead of a traceback.
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+sys.exit(main())

@@ -5,6 +5,7 @@ and a fake zonename stand in for the real ones."""
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -50,13 +51,33 @@ def test_exit_status_and_arguments_pass_through(tmp_path):
     proc = launch(tmp_path, ["-R", "/a root", "disks", "-o", "json", ""])
     assert proc.returncode == 7
     lines = proc.stdout.splitlines()
-    assert [x for x in lines if x.startswith("arg=")] == [
-        "arg=-m", "arg=sdtune", "arg=-R", "arg=/a root", "arg=disks",
-        "arg=-o", "arg=json", "arg="]
+    args = [x[4:] for x in lines if x.startswith("arg=")]
+    # python -I -c BOOTSTRAP PLUGINDIR, then the arguments unchanged.
+    assert args[:2] == ["-I", "-c"]
+    assert "runpy.run_module(\"sdtune\"" in "\n".join(lines)
+    assert os.path.join(REPO, "plugin") in args
+    i = args.index(os.path.join(REPO, "plugin"))
+    assert args[i + 1:] == ["-R", "/a root", "disks", "-o", "json", ""]
     assert "PATH=/usr/sbin:/usr/bin:/sbin:/bin" in lines
     assert "LC_ALL=C" in lines
-    assert "PYTHONPATH=%s" % os.path.join(REPO, "plugin") in lines
+    assert "PYTHONPATH=" in lines          # the caller's is dropped
     assert proc.stderr == ""
+
+
+def test_current_directory_cannot_shadow_modules(tmp_path):
+    """A stray sdtune.py or subprocess.py where root runs sdtune must not
+    be imported instead of the real ones (real python, real package)."""
+    for name in ("sdtune.py", "subprocess.py", "argparse.py"):
+        (tmp_path / name).write_text("raise SystemExit('SHADOWED')\n")
+    env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
+           "SDTUNE_ZONENAME_CMD": str(tmp_path / "no-zonename"),
+           "PYTHONPATH": str(tmp_path)}
+    proc = subprocess.run([KSH, LAUNCHER, "--help"], env=env,
+                          cwd=str(tmp_path), capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "SHADOWED" not in proc.stdout + proc.stderr
+    assert "usage: sdtune" in proc.stdout
 
 
 def test_symlinked_directory_finds_plugin(tmp_path):
@@ -64,7 +85,7 @@ def test_symlinked_directory_finds_plugin(tmp_path):
     proc = launch(tmp_path, ["audit"],
                   launcher=str(tmp_path / "linked-bin" / "sdtune"))
     assert proc.returncode == 7
-    assert "PYTHONPATH=%s" % os.path.join(REPO, "plugin") in (
+    assert "arg=%s" % os.path.join(REPO, "plugin") in (
         proc.stdout.splitlines())
 
 

@@ -304,7 +304,10 @@ class Lexer:
                 value.append(esc if esc else "\xff")
                 count += 1
                 continue
-            return Token(NAME, "".join(value), start, self.pos)
+            # A backslash at end of file reads EOF: keep the span in
+            # the text.
+            return Token(NAME, "".join(value), start,
+                         min(self.pos, self.n))
 
 
 def tokenize(text: str) -> List[Token]:

@@ -7,6 +7,7 @@ knowing, not a problem).  `sdtune sdconf check` fails on errors and
 warnings.  Pure: no I/O.
 """
 
+import bisect
 import difflib
 import re
 from typing import Dict, List
@@ -56,7 +57,12 @@ def _add(out, severity, offset, message, code):
 
 
 def _check_quotes(conf: ConfFile, out: List[Diagnostic]) -> None:
+    # The kernel skips comments, so a quote there is harmless.
+    starts = [c.start for c in conf.comments]
     for m in _SMART_QUOTES.finditer(conf.text):
+        i = bisect.bisect_right(starts, m.start()) - 1
+        if i >= 0 and m.start() < conf.comments[i].end:
+            continue
         _add(out, "error", m.start(),
              "typographic quote pasted from a document; driver.conf "
              "needs a plain '\"'", "typographic-quote")
@@ -168,8 +174,9 @@ def _check_improved(pair: Pair, flavour: str, out: List[Diagnostic]) -> None:
     text = pair.tunables
     state = SdState()
     for name, value, start, end in decode_improved(text):
-        at = tok.offset_of(start)
         raw = text[start:end]
+        # Point at the tuple's first character, not the blank before it.
+        at = tok.offset_of(start + len(raw) - len(raw.lstrip(" \t")))
         shown = raw.strip(" \t")
         if name is None or value is None:
             _add(out, "error", at, "tuple \"%s\" has no %s: sd ignores it"

@@ -1,0 +1,40 @@
+# sdtune: certify SSDs and tune sd.conf on illumos storage appliances.
+#
+#   make demo    run sdtune on the built-in simulated appliance
+#   make check   install the test dependencies if needed, run every test
+#   make bench   benchmarks, printed as times and ratios
+#   make fuzz    fuzz the sd.conf engine with 100,000 inputs
+
+PYTHON ?= python3
+FUZZ_INPUTS ?= 100000
+PYTEST = PYTHONPATH=plugin $(PYTHON) -m pytest
+
+.PHONY: all check deps test lint demo bench fuzz clean
+
+all: check
+
+deps:
+	@PYTHON=$(PYTHON) sh tests/deps.sh
+
+check: deps lint test
+
+test:
+	$(PYTEST) -q tests
+
+lint:
+	shellcheck -s ksh bin/sdtune
+	shellcheck -s sh tests/deps.sh tests/demo.sh .ci/run
+	$(PYTHON) tests/check_seams.py
+
+demo:
+	@PYTHON=$(PYTHON) sh tests/demo.sh
+
+bench:
+	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_sdconf.py
+
+fuzz: deps
+	PYTHONPATH=plugin $(PYTHON) tests/fuzz/fuzz_sdconf.py $(FUZZ_INPUTS)
+
+clean:
+	rm -rf .pytest_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,35 @@
+"""The Host seam holds: only host.py runs commands or writes files."""
+
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+
+from check_seams import violations  # noqa: E402
+
+PACKAGE = os.path.join(HERE, "..", "..", "plugin", "sdtune")
+
+
+def test_product_has_no_io_outside_host():
+    assert violations(PACKAGE) == []
+
+
+def test_checker_catches_each_kind_of_violation(tmp_path):
+    (tmp_path / "host.py").write_text("import subprocess\n")
+    (tmp_path / "bad.py").write_text(
+        "import subprocess\n"
+        "import os\n"
+        "from shutil import copy\n"
+        "open('x', 'w')\n"
+        "os.rename('a', 'b')\n"
+        "os.execv('/bin/sh', [])\n"
+        "p.write_text('x')\n")
+    (tmp_path / "shell.py").write_text("run(['x'], shell=True)\n")
+    found = violations(str(tmp_path))
+    text = "\n".join(found)
+    assert "host.py" not in text          # the seam itself may do I/O
+    for what in ("imports subprocess", "imports from shutil", "calls open()",
+                 "calls os.rename", "calls os.execv", "calls .write_text()",
+                 "shell= other than False"):
+        assert what in text, what
