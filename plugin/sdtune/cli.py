@@ -16,7 +16,7 @@ from .config import Config, commands_for, load_config
 from .errors import EXIT_USAGE, SdtuneError
 from .host import Host, RealHost
 from .sdconf import tool
-from .sdconf.tunables import FLAVOURS
+from .sdconf.tunables import FLAVOURS, TUNABLE_BY_NAME
 
 HostFactory = Callable[[str, Config], Host]
 
@@ -80,11 +80,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _looks_like_key(action: str, word: str) -> bool:
+    """Whether a word after FILE is a KEY rather than a setting/name."""
+    if action == "set":
+        return "=" not in word and ":" not in word
+    return word.lower() not in TUNABLE_BY_NAME
+
+
 def _split_key(args: argparse.Namespace) -> List[str]:
     """Separate KEY from the rest of the words unless --vid/--pid give it."""
     words = list(args.words)
     if args.vid is None and args.pid is None:
         key = words.pop(0) if words else None
+    elif words and _looks_like_key(args.action, words[0]):
+        # KEY given as well: let resolve_key() say it is one or the other.
+        key = words.pop(0)
     else:
         key = None
     args.key = tool.resolve_key(args.action, args.file, key, args.vid,
@@ -134,7 +144,17 @@ def main(argv: Optional[List[str]] = None, out: TextIO = sys.stdout,
          host_factory: HostFactory = _real_host) -> int:
     # One short run over acyclic data (a 10,000-pair sd.conf is some
     # 300,000 objects): the cyclic collector would only rescan it.
+    gc_was_enabled = gc.isenabled()
     gc.disable()
+    try:
+        return _main(argv, out, host_factory)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _main(argv: Optional[List[str]], out: TextIO,
+          host_factory: HostFactory) -> int:
     args = build_parser().parse_args(argv)
     try:
         # The configuration is read before -R applies: it names the

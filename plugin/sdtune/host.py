@@ -25,7 +25,7 @@ from types import MappingProxyType
 from typing import (ContextManager, Iterator, List, Mapping, Optional,
                     Sequence, Set, Tuple)
 
-from sdtune.errors import HostError
+from sdtune.errors import EXIT_REFUSED, HostError
 
 # The environment of every command: output formats we parse must not depend
 # on the caller's locale or on which PATH found which helper.
@@ -184,8 +184,10 @@ class RealHost(Host):
             except OSError as e:
                 raise HostError("write", path, _reason(e)) from e
             if statmod.S_ISLNK(st.st_mode):
+                # A refusal for safety, not a failure: exit 3.
                 raise HostError("write", path,
-                                "'%s' is a symbolic link" % current)
+                                "'%s' is a symbolic link" % current,
+                                EXIT_REFUSED)
 
     def _write_all(self, fd: int, data: bytes) -> None:
         """Write every byte of ``data``; a hook so tests can inject a

@@ -2,10 +2,14 @@
 (facts §2.1 and the lexer's docstring).
 
 Besides one test per lexical rule, a reference lexer written here from
-the kobj_lex() algorithm (one character at a time, no fast paths) is run
-against the product's lexer on generated text: both must produce the
-same tokens with the same byte spans.
+the kobj_lex() algorithm (tests/fixtures/sdconf/kernel_ref.py, one
+character at a time, no fast paths) is run against the product's lexer
+on generated text: both must produce the same tokens with the same byte
+spans.
 """
+
+import os
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,6 +17,10 @@ from hypothesis import strategies as st
 
 from sdtune.sdconf import lexer as lx
 from sdtune.sdconf.lexer import Lexer, tokenize
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "fixtures",
+                                "sdconf"))
+from kernel_ref import ref_tokenize  # noqa: E402
 
 
 def kinds(text):
@@ -33,7 +41,7 @@ def one(text):
     return got[0]
 
 
-# -- token kinds (facts §2.1 table) ------------------------------------------
+# -- token kinds (facts §2.1 table) -------------------------------------------
 
 @pytest.mark.parametrize("ch,kind", [
     ("=", lx.EQUALS), ("&", lx.AMPERSAND), ("|", lx.BIT_OR),
@@ -85,7 +93,7 @@ def test_eof_token_sits_at_the_end():
     assert kinds("") == [lx.EOF]
 
 
-# -- strings ---------------------------------------------------------------------
+# -- strings ------------------------------------------------------------------
 
 @pytest.mark.parametrize("src,value", [
     (r'"plain"', "plain"),
@@ -162,7 +170,7 @@ def test_plain_string_offsets_point_after_the_quote():
     assert [tok.offset_of(i) for i in range(3)] == [3, 4, 5]
 
 
-# -- the 1023-character limit ---------------------------------------------------
+# -- the 1023-character limit -------------------------------------------------
 
 def test_string_of_1023_characters_is_accepted():
     tok = one('"' + "a" * 1023 + '"')
@@ -216,7 +224,7 @@ def test_whitespace_token_limit():
     assert got[1].kind == lx.NAME
 
 
-# -- numbers -----------------------------------------------------------------------
+# -- numbers ------------------------------------------------------------------
 
 @pytest.mark.parametrize("src,kind", [
     ("0", lx.DECVAL), ("42", lx.DECVAL), ("010", lx.DECVAL),
@@ -243,7 +251,7 @@ def test_a_number_ends_where_the_digits_end():
     assert toks("10x") == [(lx.DECVAL, "10", 0, 2), (lx.NAME, "x", 2, 3)]
 
 
-# -- signs and names ----------------------------------------------------------------
+# -- signs and names ----------------------------------------------------------
 
 @pytest.mark.parametrize("after", [" ", "\t", "\n"])
 def test_lone_minus_before_a_blank_is_a_name(after):
@@ -306,163 +314,7 @@ def test_lexer_reads_one_token_at_a_time():
     assert lexer.lex().kind == lx.EOF     # EOF is sticky
 
 
-# -- a reference kobj_lex() and a differential test ---------------------------------
-
-class _RefLexer:
-    """kobj_lex() transliterated one character at a time, with the
-    model's file semantics: ungetc after EOF does nothing."""
-
-    def __init__(self, text):
-        self.text, self.pos, self.at_eof = text, 0, False
-
-    def getc(self):
-        if self.pos < len(self.text):
-            self.at_eof = False
-            self.pos += 1
-            return self.text[self.pos - 1]
-        self.at_eof = True
-        return None
-
-    def ungetc(self):
-        if not self.at_eof:
-            self.pos -= 1
-
-    def lex(self):
-        ch = self.getc()
-        while ch in (" ", "\t"):
-            ch = self.getc()
-        start = self.pos - 1 if ch is not None else self.pos
-        kind, val = self._lex(ch)
-        return kind, val, start, self.pos
-
-    def _lex(self, ch):
-        single = {"=": lx.EQUALS, "&": lx.AMPERSAND, "|": lx.BIT_OR,
-                  "*": lx.STAR, "#": lx.POUND, ":": lx.COLON,
-                  ";": lx.SEMICOLON, ",": lx.COMMA, "/": lx.SLASH,
-                  "\n": lx.NEWLINE, "\r": lx.NEWLINE}
-        if ch is None:
-            return lx.EOF, ""
-        if ch in single:
-            return single[ch], ch
-        remain = 1023
-        val = [ch]
-        if ch == "\f":
-            ch = self.getc()
-            while ch in (" ", "\t", "\f"):
-                remain -= 1
-                if remain == 0:
-                    return lx.UNEXPECTED, None
-                val.append(ch)
-                ch = self.getc()
-            self.ungetc()
-            return lx.WHITE_SPACE, "".join(val)
-        if ch == '"':
-            remain, val = 1024, []
-            while True:
-                ch = self.getc()
-                if ch == '"':
-                    return lx.STRING, "".join(val)
-                if ch in ("\n", None):
-                    self.ungetc()
-                    return lx.STRING, "\n"
-                remain -= 1
-                if remain == 0:
-                    return lx.UNEXPECTED, None
-                if ch != "\\":
-                    val.append(ch)
-                    continue
-                ch = self.getc()
-                if ch is None:
-                    ch = "\xff"
-                if not "0" <= ch <= "9":
-                    val.append(ch)
-                    continue
-                oval = 0
-                while ch is not None and "0" <= ch <= "7":
-                    oval = oval * 8 + ord(ch) - 48
-                    ch = self.getc()
-                self.ungetc()
-                val.append(chr(oval & 0xFF))
-        if ch in ("-", "~"):
-            sign = ch
-            remain -= 1
-            ch = self.getc()
-            val.append(ch)
-            if sign == "-" and ch in (" ", "\t", "\n"):
-                self.ungetc()
-                return lx.NAME, "-"
-        if ch is not None and "0" <= ch <= "9":
-            kind = lx.DECVAL
-            if ch == "0":
-                ch = self.getc()
-                if ch == "x":
-                    kind = lx.HEXVAL
-                    remain -= 1
-                    val.append(ch)
-                    ch = self.getc()
-                    while ch is not None and ch in "0123456789abcdefABCDEF":
-                        remain -= 1
-                        if remain == 0:
-                            return lx.UNEXPECTED, None
-                        val.append(ch)
-                        ch = self.getc()
-                    self.ungetc()
-                    return kind, "".join(val)
-            else:
-                ch = self.getc()
-            while ch is not None and "0" <= ch <= "9":
-                remain -= 1
-                if remain == 0:
-                    return lx.UNEXPECTED, None
-                val.append(ch)
-                ch = self.getc()
-            self.ungetc()
-            return kind, "".join(val)
-        if ch is not None and (ch.isascii() and ch.isalpha() or
-                               ch in "\\_"):
-            if ch != "\\":
-                ch = self.getc()
-            else:
-                remain += 1
-                val.pop()
-            while ch is not None and (ch.isascii() and ch.isalnum() or
-                                      ch in "_-\\"):
-                if ch == "\\":
-                    ch = self.getc()
-                    if ch is None:
-                        ch = "\xff"
-                remain -= 1
-                if remain == 0:
-                    return lx.UNEXPECTED, None
-                val.append(ch)
-                ch = self.getc()
-            self.ungetc()
-            return lx.NAME, "".join(val)
-        return lx.UNEXPECTED, None
-
-    def find_eol(self):
-        start = self.pos
-        while True:
-            ch = self.getc()
-            if ch is None:
-                break
-            if ch in "\n\r\f":
-                self.ungetc()
-                break
-        return lx.COMMENT, self.text[start:self.pos], start, self.pos
-
-
-def ref_tokenize(text):
-    ref = _RefLexer(text)
-    out = []
-    while True:
-        tok = ref.lex()
-        out.append(tok)
-        if tok[0] == lx.EOF:
-            return out
-        if tok[0] == lx.POUND:
-            out.append(ref.find_eol())
-
+# -- a differential test against the reference kobj_lex() ---------------------
 
 def _compare(text):
     got = [(t.kind, t.value if t.kind != lx.UNEXPECTED else None,

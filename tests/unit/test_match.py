@@ -50,7 +50,7 @@ def test_worked_example_devices_are_as_given():
     assert len(A.key) == len(B.key) == len(C.key) == KEY_LEN
 
 
-# -- stage 1: case-insensitive prefix ---------------------------------------
+# -- stage 1: case-insensitive prefix -----------------------------------------
 
 @pytest.mark.parametrize("key", ["AtA     InTeL sSdSc2bA40",
                                  "ATA     intel SSDSC2BA40",
@@ -87,7 +87,7 @@ def test_key_longer_than_28_compares_vendor_specific_bytes():
     assert not key_matches("ATA     INTEL SSDSC2BA400270XXXX", ident)
 
 
-# -- stage 2: blank-compressed whole-string compare -------------------------
+# -- stage 2: blank-compressed whole-string compare ---------------------------
 
 @pytest.mark.parametrize("key,expected", [
     (" ATA INTEL SSDSC2BA40 ", True),
@@ -127,7 +127,7 @@ def test_single_blank_key_matches_only_an_all_blank_identity():
     assert not key_matches(" ", A)
 
 
-# -- stage 3: wildcard -------------------------------------------------------
+# -- stage 3: wildcard --------------------------------------------------------
 
 @pytest.mark.parametrize("key,ident,expected", [
     ("*SSDSC2BA*", A, True),
@@ -161,7 +161,7 @@ def test_key_form_and_matches_everything():
     assert not matches_everything("*") and not matches_everything(" ")
 
 
-# -- Identity ------------------------------------------------------------------
+# -- Identity -----------------------------------------------------------------
 
 def test_identity_inquiry_bytes_are_contiguous_and_padded():
     ident = Identity("ATA     ", "INTEL SSDSC2BA40", "27", "SER")
@@ -178,7 +178,7 @@ def test_identity_refuses_unpadded_fields(vid, pid):
         Identity(vid, pid)
 
 
-# -- make_key --------------------------------------------------------------
+# -- make_key -----------------------------------------------------------------
 
 @pytest.mark.parametrize("vid,pid,key", [
     ("ATA", "INTEL SSDSC2BA40", "ATA     INTEL SSDSC2BA40"),
@@ -233,7 +233,7 @@ def test_make_key_accepts_exact_lengths():
         "ABCDEFGH0123456789ABCDEF"
 
 
-# -- key_from_inquiry ------------------------------------------------------
+# -- key_from_inquiry ---------------------------------------------------------
 
 def test_key_from_inquiry_keeps_bytes_verbatim():
     assert key_from_inquiry(b"ATA     ", b"INTEL SSDSC2BA40") == \

@@ -35,7 +35,7 @@ def throttles(state):
             state.un_min_throttle)
 
 
-# -- §3.3 tokenisation ---------------------------------------------------------
+# -- §3.3 tokenisation --------------------------------------------------------
 
 def test_text_after_first_blank_of_a_value_is_ignored():
     assert decoded("throttle-max: 32 junk") == [("throttle-max", "32")]
@@ -156,7 +156,7 @@ def test_decode_improved_equals_the_exact_strtok_model(text):
     assert decode_improved(text) == tunables._decode_exact(text)
 
 
-# -- ddi_strtol ------------------------------------------------------------------
+# -- ddi_strtol ---------------------------------------------------------------
 
 @pytest.mark.parametrize("text,value,rest", [
     ("4096", 4096, ""),
@@ -199,7 +199,7 @@ def test_ddi_strtol_overflow_of_a_64_bit_long_is_invalid(text):
     assert ddi_strtol(text) == (None, "out of range")
 
 
-# -- §3.4 sd_set_properties() ----------------------------------------------------
+# -- §3.4 sd_set_properties() -------------------------------------------------
 
 @pytest.mark.parametrize("name,attr,invert", [
     ("cache-nonvolatile", "un_f_suppress_cache_flush", False),
@@ -338,7 +338,7 @@ def test_unknown_names_are_ignored(name):
     assert state == SdState()
 
 
-# -- §3.5 throttle re-validation ---------------------------------------------
+# -- §3.5 throttle re-validation ----------------------------------------------
 
 @pytest.mark.parametrize("text,expected", [
     ("throttle-max:4", (256, 256, 8)),                     # 4 < min 8
@@ -405,7 +405,7 @@ def test_which_names_fall_through_to_the_validation(text, resets):
         assert throttles(state) == (2, 2, 9)
 
 
-# -- §3.6 legacy version-1 data ----------------------------------------------
+# -- §3.6 legacy version-1 data -----------------------------------------------
 
 def v1_list(flags, values):
     """version 1, flags and all 19 positional value slots."""
@@ -523,7 +523,7 @@ def test_v1_throttle_validation_runs_on_the_whole_list(values, expected):
     assert throttles(state) == expected
 
 
-# -- canonical_value (what sdtune writes) --------------------------------------
+# -- canonical_value (what sdtune writes) -------------------------------------
 
 @pytest.mark.parametrize("name,value,text", [
     ("physical-block-size", "4096", "4096"),

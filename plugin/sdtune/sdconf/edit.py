@@ -14,11 +14,13 @@ import difflib
 from dataclasses import dataclass, replace
 from typing import List, Optional, Sequence, Tuple
 
-from .match import matches_everything
-from .model import ConfigList, Pair, config_list
-from .parser import ConfFile, parse
-from .tunables import (NEXENTA, SdState, TUNABLE_BY_NAME, apply_improved,
-                       canonical_value, decode_improved, set_property)
+from .lexer import NAME
+from .match import KEY_LEN, Identity, key_form, matches_everything
+from .model import PROPERTY, ConfigList, Pair, config_list, evaluate
+from .parser import ConfFile, Statement, parse
+from .tunables import (NEXENTA, SdState, TUNABLE_BY_NAME, TupleResult,
+                       apply_improved, canonical_value, decode_improved,
+                       set_property)
 
 MAX_STRING = 1023
 
@@ -188,6 +190,19 @@ def _load(text: str, conf: Optional[ConfFile] = None
     if conf is None or conf.text != text:
         conf = parse(text)
     clist = config_list(conf)
+    # A broken or misplaced sd-config-list statement is not a list the
+    # kernel uses, but a second list next to it would be one list too
+    # many once it is fixed (facts §2.2, §16.1).
+    broken = _broken_list_statements(conf)
+    if broken:
+        raise EditError("the sd-config-list statement at line %d has syntax "
+                        "errors; fix them first (sdtune sdconf check)"
+                        % conf.line_col(broken[0].start)[0])
+    if clist.in_node_specs:
+        raise EditError("sd-config-list at line %d is inside a node spec "
+                        "(a ';' missing before it?); fix it first (sdtune "
+                        "sdconf check)"
+                        % conf.line_col(clist.in_node_specs[0].start)[0])
     if clist.prop is not None:
         if clist.prop.kind != "string":
             raise EditError("the existing sd-config-list is not a list of "
@@ -200,6 +215,18 @@ def _load(text: str, conf: Optional[ConfFile] = None
             raise EditError("the sd-config-list statement has syntax errors;"
                             " fix them first (sdtune sdconf check)")
     return conf, clist
+
+
+def _broken_list_statements(conf: ConfFile) -> List[Statement]:
+    """Statements naming sd-config-list that the kernel warned about."""
+    if not conf.diagnostics:
+        return []
+    eof = len(conf.text)
+    return [stmt for stmt in conf.statements
+            if any(t.kind == NAME and t.value == PROPERTY
+                   for t in stmt.tokens)
+            and any(stmt.start <= d.offset < stmt.end or
+                    d.offset == stmt.end == eof for d in conf.diagnostics)]
 
 
 def _targets(clist: ConfigList, key: str) -> List[Pair]:
@@ -283,7 +310,7 @@ def unset_tunables(text: str, key: str, names: Optional[Sequence[str]],
         kept = [t for t in _tuples(victim.tunables) if t[0] not in wanted]
         text = _replace_tunables(conf, victim, _join(kept)) if _join(kept) \
             else _remove_pair(conf, clist, victim)
-    _verify(before, text, key, [], flavour)
+    _verify(before, text, key, [], flavour, wanted or ())
     return text
 
 
@@ -293,8 +320,19 @@ def _other_pairs(clist: ConfigList, key: str) -> List[Tuple[str, str]]:
             if p.key_value.value.lower() != k]
 
 
+def _effect(clist: ConfigList, key: str, flavour: str
+            ) -> Tuple[SdState, List[TupleResult]]:
+    """The key's own pairs applied in order to a fresh disk."""
+    state = SdState()
+    results: List[TupleResult] = []
+    for pair in _targets(clist, key):
+        results += apply_improved(state, pair.tunables, flavour)
+    return state, results
+
+
 def _verify(before: ConfFile, new: str, key: str,
-            settings: Sequence[Setting], flavour: str) -> None:
+            settings: Sequence[Setting], flavour: str,
+            removed: Sequence[str] = ()) -> None:
     """Refuse any edit whose result is not exactly what was asked."""
     after = parse(new)
     old_list, new_list = config_list(before), config_list(after)
@@ -308,10 +346,7 @@ def _verify(before: ConfFile, new: str, key: str,
     if _other_pairs(old_list, key) != _other_pairs(new_list, key):
         raise EditError("internal check failed: the edit touched other "
                         "pairs; nothing written")
-    state = SdState()
-    results = []
-    for pair in _targets(new_list, key):
-        results += apply_improved(state, pair.tunables, flavour)
+    state, results = _effect(new_list, key, flavour)
     last = {r.name.lower(): r for r in results if r.name}
     for s in settings:
         r = last.get(s.name)
@@ -330,6 +365,47 @@ def _verify(before: ConfFile, new: str, key: str,
                 why += " (below 8, set throttle-min too, e.g. throttle-min=2)"
             raise EditError("%s:%s would be ignored by sd: %s"
                             % (s.name, s.value, why))
+    _verify_whole_list(after, new_list, key, settings, flavour)
+    # A tuple the edit did not ask about must not stop working, e.g.
+    # throttle-max:4 once its throttle-min:2 is gone (facts §3.5).
+    asked = {s.name for s in settings} | set(removed)
+    was = {r.name.lower(): r for r in _effect(old_list, key, flavour)[1]
+           if r.name}
+    for name, r in last.items():
+        if name not in asked and not r.accepted and name in was and \
+                was[name].accepted:
+            raise EditError("%s:%s would then be ignored by sd: %s"
+                            % (r.name, r.value, r.reason))
+
+
+def _verify_whole_list(conf: ConfFile, clist: ConfigList, key: str,
+                       settings: Sequence[Setting], flavour: str) -> None:
+    """Every pair that matches the key's own disk applies, in order, and
+    the last one wins (facts §3.1): a shorter prefix key may override the
+    value or, through the throttle check, undo it."""
+    if not settings or key_form(key) != "prefix" or \
+            not KEY_LEN <= len(key) <= KEY_LEN + 16:
+        return
+    ident = Identity(key[:8], key[8:KEY_LEN], key[KEY_LEN:KEY_LEN + 4],
+                     key[KEY_LEN + 4:])
+    # str.lower() equates at least what the kernel's ASCII folding does,
+    # so this cheap filter keeps every pair that can match.
+    inquiry = ident.inquiry.lower()
+    maybe = [p for p in clist.pairs
+             if inquiry.startswith(p.key_value.value.lower())
+             or p.key_value.value[:1] in " *"]
+    ev = evaluate(conf, ident, flavour,
+                  ConfigList(clist.prop, maybe, clist.usable, clist.problem))
+    for s in settings:
+        probe = replace(ev.state)
+        if set_property(probe, s.name, s.value, flavour)[0] and \
+                probe == ev.state:
+            continue
+        others = ['"%s" (pair %d)' % (e.pair.key, e.pair.index + 1)
+                  for e in ev.matched if e.pair.key.lower() != key.lower()]
+        raise EditError("%s:%s would not be in effect for this disk: other "
+                        "pairs match it too and apply in file order: %s"
+                        % (s.name, s.value, ", ".join(others)))
 
 
 def unified_diff(old: str, new: str, old_name: str, new_name: str) -> str:

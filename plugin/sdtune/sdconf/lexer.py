@@ -18,7 +18,8 @@ Behaviour worth knowing (all from the kernel source):
   lone newline; the newline itself is left for the next token.
 * Inside a string, a backslash followed by a non-digit yields that
   character (so a backslash-newline continues the string), a backslash
-  followed by octal digits yields that byte; `\\8` and `\\9` yield a NUL.
+  followed by octal digits yields that byte; `\\8` and `\\9` yield a NUL
+  and the digit is then read again as an ordinary character.
 * Every token must fit in 1023 characters; one character more makes the
   token UNEXPECTED at that point and lexing resumes after it.
 * `0x` starts a hexadecimal number (lower-case x only); other numbers

@@ -120,6 +120,12 @@ def _check_key(pair: Pair, seen: Dict[str, Pair],
     if matches_everything(key):
         _add(out, "error", at, "key %r matches every disk" % key,
              "key-everything")
+    elif form == "prefix" and _unpadded_vendor(key):
+        _add(out, "warning", at, "key \"%s\": the vendor field is 8 "
+             "characters, blank padded, so this key matches no disk of "
+             "vendor '%s'; did you mean \"%s\"?" % (
+                 key, key.split(" ", 1)[0], _unpadded_vendor(key)),
+             "key-vendor-padding")
     elif form == "prefix":
         broad = broad_prefix(key)
         if broad:
@@ -148,6 +154,19 @@ def _check_key(pair: Pair, seen: Dict[str, Pair],
              "key-duplicate")
     else:
         seen[folded] = pair
+
+
+def _unpadded_vendor(key: str) -> str:
+    """For "ATA INTEL SSDSC2BA40" (one blank where INQUIRY pads the vendor
+    to 8 characters) the key that was meant; "" when the key is fine."""
+    head = key[:8]
+    if len(key) <= 8 or " " not in head.rstrip(" ") or "  " in head:
+        return ""
+    vendor, _, product = key.partition(" ")
+    product = product.lstrip(" ")
+    if not vendor or len(vendor) > 8 or not product or len(product) > 16:
+        return ""
+    return vendor.ljust(8) + product
 
 
 def _check_overlaps(clist: ConfigList, out: List[Diagnostic]) -> None:
@@ -179,6 +198,11 @@ def _check_improved(pair: Pair, flavour: str, out: List[Diagnostic]) -> None:
         at = tok.offset_of(start + len(raw) - len(raw.lstrip(" \t")))
         shown = raw.strip(" \t")
         if name is None or value is None:
+            if not shown:
+                # sd skips an empty tuple; harmless, worth tidying.
+                _add(out, "note", at, "empty tuple between commas",
+                     "tuple-empty")
+                continue
             _add(out, "error", at, "tuple \"%s\" has no %s: sd ignores it"
                  % (shown, "name" if name is None else "value"),
                  "tuple-ignored")

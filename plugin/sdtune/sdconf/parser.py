@@ -18,9 +18,12 @@ Rules of the kernel that the model keeps:
 * Inside one statement a repeated property name replaces the earlier
   value in place (ddi_prop_update semantics); across statements the
   global list keeps file order and lookups return the first.
-* Mixed strings and integers, and names with reserved characters, make
-  no property.  Integers are stored as 32-bit ints; a bad octal digit
-  makes the value unpredictable (`kobj_getvalue()` failure is ignored).
+* Names with reserved characters make no property.  A value list never
+  mixes strings and integers: after `"x",` a number is an unexpected
+  token and is skipped (so make_prop()'s "Mixed types in value list"
+  cannot be reached from a file).  Integers are stored as 32-bit ints; a
+  bad octal digit makes the value unpredictable (`kobj_getvalue()`
+  failure is ignored).
 * A second `name=` in one statement is not the error the kernel source
   seems to promise (its check reads the binding name, never set for a
   spec): the later name wins silently.  The model says so as a warning;

@@ -1,0 +1,583 @@
+"""Tests for `sdtune sdconf check|show|set|unset|diff`: output formats,
+exit codes (DESIGN.md: 0 ok, 1 problems, 2 usage, 3 refused, 4 failed),
+`sdtune: cannot <verb> '<object>': <reason>` errors, and that nothing is
+written without --write or when anything goes wrong.  Most run in-process
+through sdtune.cli.main; some through the real launcher bin/sdtune."""
+
+import contextlib
+import gc
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from sdtune.cli import main
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+LAUNCHER = os.path.join(REPO, "bin", "sdtune")
+KSH = "/bin/ksh"
+
+KEY_A = "ATA     INTEL SSDSC2BA40"
+KEY_B = "HGST    HUS724040ALS640 "
+VMWARE_PAIR = '"VMware  Virtual disk", "io-time:180,slow-io-threshold:0"'
+NX_HEAD = (
+    "#\n# Copyright 2017 Nexenta Systems, Inc.  All rights reserved.\n#\n"
+    + "".join('name="sd" class="scsi" target=%d lun=0;\n' % n
+              for n in range(16))
+    + 'name="sd" class="scsi-self-identifying";\n'
+    "ddi-forceattach=1;\nddi-devid-registrant=1;\n")
+NX = (NX_HEAD + "sd-config-list=\n"
+      "\t# Set appropriate timeout and disable slow-io detector\n"
+      "\t" + VMWARE_PAIR + ";\n")
+LIST_LINE = NX_HEAD.count("\n") + 1          # 23 lines of head, list on 24
+OLD_TIME = 1_000_000_000                      # 2001, far from "now"
+
+DIAG_RE = re.compile(r"^(?P<file>.+):(?P<line>\d+):(?P<col>\d+): "
+                     r"(?P<sev>error|warning|note): (?P<text>.+)$")
+
+
+def error_re(verb, obj):
+    return re.compile(r"^sdtune: cannot %s '%s': \S.*\n$"
+                      % (re.escape(verb), re.escape(str(obj))))
+
+
+class Run:
+    def __init__(self, rc, out, err):
+        self.rc, self.out, self.err = rc, out, err
+
+
+@pytest.fixture
+def cli(capsys):
+    """Run sdtune in-process; stdout through `out=`, stderr captured."""
+    def run(*argv):
+        capsys.readouterr()
+        out = io.StringIO()
+        gc_was_enabled = gc.isenabled()
+        try:
+            rc = main([str(a) for a in argv], out=out)
+        finally:
+            if gc_was_enabled:      # main() switches the collector off
+                gc.enable()
+        return Run(rc, out.getvalue(), capsys.readouterr().err)
+    return run
+
+
+def launch(*argv, cwd=None):
+    """Run the real launcher, as an operator would."""
+    env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
+           "SDTUNE_ZONENAME_CMD": "/nonexistent/zonename", "LC_ALL": "C"}
+    proc = subprocess.run([KSH, LAUNCHER, *[str(a) for a in argv]],
+                          env=env, cwd=cwd, capture_output=True, text=True,
+                          timeout=60, check=False)
+    return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+needs_ksh = pytest.mark.skipif(not os.access(KSH, os.X_OK),
+                               reason="%s (ksh93) is not installed" % KSH)
+
+
+def conf_file(tmp_path, text=NX, name="sd.conf"):
+    path = tmp_path / name
+    path.write_text(text, encoding="latin-1")
+    os.utime(path, (OLD_TIME, OLD_TIME))
+    return path
+
+
+def snapshot(path):
+    st = os.lstat(path)
+    return path.read_bytes(), st.st_mtime_ns, st.st_ino
+
+
+def with_pair(key, tunables, text=NX):
+    return text.replace(VMWARE_PAIR + ";", VMWARE_PAIR + ',\n\t"%s", "%s";'
+                        % (key, tunables))
+
+
+ODD = NX.replace(VMWARE_PAIR + ";", VMWARE_PAIR + ', "%s";' % KEY_A)
+
+
+# -- check --------------------------------------------------------------------
+
+def test_check_nexenta_file_is_clean(cli, tmp_path):
+    path = conf_file(tmp_path)
+    r = cli("sdconf", "check", path)
+    assert r.rc == 0 and r.err == ""
+    for line in r.out.splitlines():
+        m = DIAG_RE.match(line)
+        assert m, line
+        assert m.group("file") == str(path)
+        assert m.group("sev") == "note"
+    assert r.out.startswith("%s:%d:2: note: " % (path, LIST_LINE + 2))
+
+
+def test_check_upstream_file_prints_nothing(cli, tmp_path):
+    path = conf_file(tmp_path, NX_HEAD)
+    r = cli("sdconf", "check", path)
+    assert (r.rc, r.out, r.err) == (0, "", "")
+
+
+def test_check_reports_problems_with_file_line_col(cli, tmp_path):
+    path = conf_file(tmp_path, with_pair(KEY_A, "throttle-max:4"))
+    before = snapshot(path)
+    r = cli("sdconf", "check", path)
+    assert r.rc == 1 and r.err == ""
+    diags = [DIAG_RE.match(line) for line in r.out.splitlines()]
+    assert all(diags), r.out
+    errors = [m for m in diags if m.group("sev") == "error"]
+    assert len(errors) == 1
+    # TAB, "KEY", comma, blank, quote: the tuple starts in column 31.
+    assert (errors[0].group("file"), errors[0].group("line"),
+            errors[0].group("col")) == (str(path), str(LIST_LINE + 3), "31")
+    assert "throttle-max:4" in errors[0].group("text")
+    assert snapshot(path) == before
+
+
+def test_check_odd_list_and_syntax_error(cli, tmp_path):
+    assert cli("sdconf", "check", conf_file(tmp_path, ODD)).rc == 1
+    path = conf_file(tmp_path, NX + "bad = ;\n", "bad.conf")
+    r = cli("sdconf", "check", path)
+    assert r.rc == 1
+    assert any(DIAG_RE.match(line).group("line") == str(LIST_LINE + 3)
+               for line in r.out.splitlines())
+
+
+def test_check_json(cli, tmp_path):
+    path = conf_file(tmp_path, with_pair(KEY_A, "throttle-max:4"))
+    r = cli("sdconf", "check", "-o", "json", path)
+    assert r.rc == 1
+    doc = json.loads(r.out)
+    assert set(doc) == {"diagnostics"}
+    rows = doc["diagnostics"]
+    assert rows and all(set(row) == {"file", "line", "column", "severity",
+                                     "code", "message"} for row in rows)
+    err = [row for row in rows if row["severity"] == "error"]
+    assert len(err) == 1
+    assert (err[0]["file"], err[0]["line"]) == (str(path), LIST_LINE + 3)
+    assert isinstance(err[0]["column"], int)
+    text = cli("sdconf", "check", path).out.splitlines()
+    assert len(text) == len(rows)
+    clean = cli("sdconf", "check", "-o", "json", conf_file(tmp_path, NX_HEAD,
+                                                           "up.conf"))
+    assert clean.rc == 0 and json.loads(clean.out) == {"diagnostics": []}
+
+
+def test_check_missing_file(cli, tmp_path):
+    path = tmp_path / "nothere.conf"
+    r = cli("sdconf", "check", path)
+    assert r.rc == 4 and r.out == ""
+    assert r.err == "sdtune: cannot read '%s': No such file or directory\n" \
+        % path
+
+
+# -- show ---------------------------------------------------------------------
+
+def test_show_text(cli, tmp_path):
+    path = conf_file(tmp_path, with_pair(KEY_A, "physical-block-size:4096, "
+                                         "cache-nonvolatile:true"))
+    r = cli("sdconf", "show", path)
+    assert r.rc == 0 and r.err == ""
+    lines = r.out.splitlines()
+    assert lines[0] == "%s: sd-config-list at line %d, 2 pairs, used by sd" \
+        % (path, LIST_LINE)
+    assert lines[1].split() == ["PAIR", "LINE", "KEY", "TUNABLES"]
+    assert '"VMware  Virtual disk"' in lines[2]
+    assert "io-time:180 slow-io-threshold:0" in lines[2]
+    row = [ln for ln in lines if '"%s"' % KEY_A in ln]
+    assert len(row) == 1
+    assert row[0].split()[:2] == ["2", str(LIST_LINE + 3)]
+    assert "physical-block-size:4096 cache-nonvolatile:true" in row[0]
+
+
+def test_show_json(cli, tmp_path):
+    path = conf_file(tmp_path, with_pair(
+        KEY_A, "throttle-max:0x20, Cache-NonVolatile:true"))
+    r = cli("sdconf", "show", "-o", "json", path)
+    assert r.rc == 0
+    doc = json.loads(r.out)
+    pairs = doc["pairs"]
+    assert [p["key"] for p in pairs] == ["VMware  Virtual disk", KEY_A]
+    assert [p["line"] for p in pairs] == [LIST_LINE + 2, LIST_LINE + 3]
+    assert pairs[0]["tunables"] == {"io-time": "180",
+                                    "slow-io-threshold": "0"}
+    # As written: not converted, not case-folded.
+    assert pairs[1]["tunables"] == {"throttle-max": "0x20",
+                                    "Cache-NonVolatile": "true"}
+    assert doc["list"]["usable"] is True
+
+
+def test_show_without_list_and_with_unusable_list(cli, tmp_path):
+    path = conf_file(tmp_path, NX_HEAD)
+    r = cli("sdconf", "show", path)
+    assert (r.rc, r.out) == (0, "%s: no sd-config-list\n" % path)
+    doc = json.loads(cli("sdconf", "show", "-o", "json", path).out)
+    assert doc["pairs"] == [] and doc["list"]["line"] is None
+    odd = conf_file(tmp_path, ODD, "odd.conf")
+    r = cli("sdconf", "show", odd)
+    assert r.rc == 0
+    assert "IGNORED by sd" in r.out.splitlines()[0]
+    assert json.loads(cli("sdconf", "show", "-o", "json", odd).out)[
+        "list"]["usable"] is False
+
+
+# -- set / unset --------------------------------------------------------------
+
+def _diff_lines(out):
+    return [ln for ln in out.splitlines()
+            if ln[:1] in "+-" and ln[:3] not in ("+++", "---")]
+
+
+def test_set_prints_diff_and_changes_nothing_without_write(cli, tmp_path):
+    path = conf_file(tmp_path)
+    before = snapshot(path)
+    r = cli("sdconf", "set", path, KEY_A, "physical-block-size=4096",
+            "cache-nonvolatile=true")
+    assert r.rc == 0 and r.err == ""
+    assert r.out.startswith("--- %s\n+++ %s (new)\n@@ " % (path, path))
+    assert _diff_lines(r.out) == [
+        "-\t" + VMWARE_PAIR + ";",
+        "+\t" + VMWARE_PAIR + ",",
+        '+\t"%s", "physical-block-size:4096, cache-nonvolatile:true";'
+        % KEY_A]
+    assert snapshot(path) == before
+    assert sorted(os.listdir(tmp_path)) == ["sd.conf"]
+
+
+def test_set_write(cli, tmp_path):
+    path = conf_file(tmp_path)
+    r = cli("sdconf", "set", "--write", path, KEY_A,
+            "physical-block-size=4096")
+    assert r.rc == 0 and r.err == ""
+    assert r.out.endswith("%s: written\n" % path)
+    assert path.read_text() == NX.replace(
+        VMWARE_PAIR + ";", VMWARE_PAIR + ',\n\t"%s", '
+        '"physical-block-size:4096";' % KEY_A)
+    assert os.stat(path).st_mtime_ns != OLD_TIME * 10**9
+    assert sorted(os.listdir(tmp_path)) == ["sd.conf"]
+    # The same again: no change, nothing written.
+    os.utime(path, (OLD_TIME, OLD_TIME))
+    before = snapshot(path)
+    r = cli("sdconf", "set", "--write", path, KEY_A,
+            "physical-block-size=4096")
+    assert (r.rc, r.out) == (0, "%s: no change\n" % path)
+    assert snapshot(path) == before
+
+
+def test_set_vid_pid_builds_the_padded_key(cli, tmp_path):
+    path = conf_file(tmp_path)
+    r = cli("sdconf", "set", path, "--vid", "INTEL", "--pid", "SSDSC2BA40",
+            "throttle-max=32")
+    assert r.rc == 0
+    assert '+\t"INTEL   SSDSC2BA40      ", "throttle-max:32";' in \
+        _diff_lines(r.out)
+    r = cli("sdconf", "set", path, "--vid", "ATA", "--pid",
+            "INTEL SSDSC2BA40", "throttle-max=32")
+    assert '+\t"%s", "throttle-max:32";' % KEY_A in _diff_lines(r.out)
+
+
+def test_unset_prints_diff_then_writes(cli, tmp_path):
+    path = conf_file(tmp_path, with_pair(KEY_A, "throttle-max:32, "
+                                         "disksort:false"))
+    before = snapshot(path)
+    r = cli("sdconf", "unset", path, KEY_A, "disksort")
+    assert r.rc == 0 and r.err == ""
+    assert _diff_lines(r.out) == [
+        '-\t"%s", "throttle-max:32, disksort:false";' % KEY_A,
+        '+\t"%s", "throttle-max:32";' % KEY_A]
+    assert snapshot(path) == before
+    r = cli("sdconf", "unset", "--write", path, "--vid", "ATA", "--pid",
+            "INTEL SSDSC2BA40")
+    assert r.rc == 0 and r.out.endswith("%s: written\n" % path)
+    assert path.read_text() == NX
+
+
+def test_flavour_option(cli, tmp_path):
+    path = conf_file(tmp_path)
+    before = snapshot(path)
+    r = cli("sdconf", "--flavour", "upstream", "set", "--write", path, KEY_A,
+            "io-time=60")
+    assert r.rc == 3 and r.out == ""
+    assert error_re("set tunables in", path).match(r.err)
+    assert "NexentaStor" in r.err
+    assert snapshot(path) == before
+
+
+# -- error paths: message, exit code, file untouched --------------------------
+
+@pytest.mark.parametrize("argv,rc,verb", [
+    (["set", "--write", "{f}", KEY_A, "throttle-max=4"], 3,
+     "set tunables in"),
+    (["set", "--write", "{f}", KEY_A, "bogus=1"], 3, "set tunables in"),
+    (["set", "--write", "{f}", KEY_A, "cache-nonvolatile=yes"], 3,
+     "set tunables in"),
+    (["set", "--write", "{f}", "**", "disksort=false"], 3,
+     "set tunables in"),
+    (["set", "--write", "{f}", "", "disksort=false"], 3, "set tunables in"),
+    (["unset", "--write", "{f}", KEY_A, "min-throttle"], 3,
+     "unset tunables in"),
+    (["set", "--write", "{f}", "--vid", "ATA", "disksort=false"], 2, "set"),
+    (["set", "--write", "{f}", "--pid", "X", "disksort=false"], 2, "set"),
+    (["unset", "--write", "{f}", "--vid", "ATA"], 2, "unset"),
+    (["set", "--write", "{f}", "--vid", "ATA", "--pid",
+      "INTEL SSDSC2BA400G3", "disksort=false"], 2, "set"),
+    (["set", "--write", "{f}", "--vid", "SAMSUNG12", "--pid", "X",
+      "disksort=false"], 2, "set"),
+    (["set", "--write", "{f}", KEY_A], 2, "set tunables in"),
+    (["unset", "--write", "{f}"], 2, "unset"),
+])
+def test_error_paths(cli, tmp_path, argv, rc, verb):
+    path = conf_file(tmp_path)
+    before = snapshot(path)
+    r = cli("sdconf", *[a.replace("{f}", str(path)) for a in argv])
+    assert r.rc == rc
+    assert error_re(verb, path).match(r.err), r.err
+    assert r.out == ""
+    assert snapshot(path) == before
+    assert sorted(os.listdir(tmp_path)) == ["sd.conf"]
+
+
+def test_product_too_long_names_what_sd_compares(cli, tmp_path):
+    path = conf_file(tmp_path)
+    r = cli("sdconf", "set", path, "--vid", "ATA", "--pid",
+            "INTEL SSDSC2BA400G3", "disksort=false")
+    assert r.rc == 2
+    assert "sd compares 'INTEL SSDSC2BA40'" in r.err
+
+
+def test_key_and_vid_together_is_a_usage_error(cli, tmp_path):
+    path = conf_file(tmp_path)
+    before = snapshot(path)
+    r = cli("sdconf", "set", "--write", path, KEY_A, "disksort=false",
+            "--vid", "ATA", "--pid", "INTEL SSDSC2BA40")
+    assert r.rc == 2
+    assert error_re("set", path).match(r.err), r.err
+    assert snapshot(path) == before
+    r = cli("sdconf", "unset", "--write", path, KEY_A, "--vid", "ATA",
+            "--pid", "INTEL SSDSC2BA40")
+    assert r.rc == 2
+    assert error_re("unset", path).match(r.err), r.err
+    assert snapshot(path) == before
+
+
+def test_missing_file(cli, tmp_path):
+    path = tmp_path / "nothere.conf"
+    for argv in (["set", "--write", path, KEY_A, "disksort=false"],
+                 ["unset", "--write", path, KEY_A],
+                 ["show", path]):
+        r = cli("sdconf", *argv)
+        assert r.rc == 4
+        assert r.err == "sdtune: cannot read '%s': No such file or " \
+            "directory\n" % path
+        assert not path.exists()
+    assert os.listdir(tmp_path) == []
+
+
+def test_odd_list_is_refused(cli, tmp_path):
+    path = conf_file(tmp_path, ODD)
+    before = snapshot(path)
+    for argv in (["set", "--write", path, KEY_B, "disksort=false"],
+                 ["unset", "--write", path, "VMware  Virtual disk"]):
+        r = cli("sdconf", *argv)
+        assert r.rc == 3
+        assert error_re(argv[0] + " tunables in", path).match(r.err)
+        assert "odd number" in r.err
+        assert snapshot(path) == before
+
+
+def test_syntax_error_in_list_is_refused(cli, tmp_path):
+    path = conf_file(tmp_path, NX.replace(VMWARE_PAIR, VMWARE_PAIR + " 5"))
+    before = snapshot(path)
+    r = cli("sdconf", "set", "--write", path, KEY_A, "disksort=false")
+    assert r.rc == 3 and "syntax errors" in r.err
+    assert snapshot(path) == before
+
+
+def test_write_onto_a_symlink_is_refused(cli, tmp_path):
+    real = conf_file(tmp_path, NX, "real.conf")
+    link = tmp_path / "sd.conf"
+    link.symlink_to(real)
+    before = snapshot(real)
+    r = cli("sdconf", "set", "--write", link, KEY_A, "disksort=false")
+    assert r.rc == 3            # refused for safety
+    assert r.err == "sdtune: cannot write '%s': '%s' is a symbolic link\n" \
+        % (link, link)
+    assert snapshot(real) == before
+    assert link.is_symlink()
+    assert sorted(os.listdir(tmp_path)) == ["real.conf", "sd.conf"]
+
+
+@contextlib.contextmanager
+def read_only_dir(directory):
+    """No new files in `directory`: chmod for users, chattr +i for root."""
+    if os.geteuid() == 0:
+        try:
+            subprocess.run(["chattr", "+i", str(directory)], check=True,
+                           capture_output=True)
+        except (OSError, subprocess.CalledProcessError):
+            pytest.skip("cannot make a directory read-only as root")
+        undo = ["chattr", "-i", str(directory)]
+    else:
+        os.chmod(directory, 0o555)
+        undo = None
+    try:
+        try:
+            (directory / "probe").write_bytes(b"")
+        except OSError:
+            pass
+        else:
+            os.unlink(directory / "probe")
+            pytest.skip("the directory stays writable here")
+        yield
+    finally:
+        if undo:
+            subprocess.run(undo, check=True)
+        else:
+            os.chmod(directory, 0o755)
+
+
+def test_write_into_a_read_only_directory_fails_cleanly(cli, tmp_path):
+    conf_dir = tmp_path / "drv"
+    conf_dir.mkdir()
+    path = conf_file(conf_dir)
+    before = snapshot(path)
+    with read_only_dir(conf_dir):
+        r = cli("sdconf", "set", "--write", path, KEY_A, "disksort=false")
+        assert r.rc == 4
+        assert error_re("write", path).match(r.err), r.err
+        assert snapshot(path) == before
+        assert os.listdir(conf_dir) == ["sd.conf"]
+
+
+# -- diff ---------------------------------------------------------------------
+
+def test_diff_same_files(cli, tmp_path):
+    a = conf_file(tmp_path, NX, "a.conf")
+    b = conf_file(tmp_path, NX, "b.conf")
+    assert (lambda r: (r.rc, r.out, r.err))(cli("sdconf", "diff", a, b)) \
+        == (0, "", "")
+
+
+def test_diff_reports_sd_config_list_changes(cli, tmp_path):
+    old = with_pair(KEY_B, "disksort:false")
+    new = with_pair(KEY_A, "physical-block-size:4096").replace(
+        "io-time:180", "io-time:120")
+    a = conf_file(tmp_path, old, "a.conf")
+    b = conf_file(tmp_path, new, "b.conf")
+    r = cli("sdconf", "diff", a, b)
+    assert r.rc == 1 and r.err == ""
+    assert r.out.startswith("--- %s\n+++ %s\n" % (a, b))
+    summary = r.out.split("\nsd-config-list changes:\n", 1)[1]
+    assert summary.splitlines() == [
+        '  added   "%s": physical-block-size:4096' % KEY_A,
+        '  removed "%s": disksort:false' % KEY_B,
+        '  changed "VMware  Virtual disk": io-time:180,slow-io-threshold:0 '
+        '-> io-time:120,slow-io-threshold:0']
+
+
+def test_diff_comment_only_change_has_no_list_summary(cli, tmp_path):
+    a = conf_file(tmp_path, NX, "a.conf")
+    b = conf_file(tmp_path, "# edited\n" + NX, "b.conf")
+    r = cli("sdconf", "diff", a, b)
+    assert r.rc == 1
+    assert "+# edited" in r.out
+    assert "sd-config-list changes:" not in r.out
+
+
+def test_diff_list_becomes_unusable(cli, tmp_path):
+    a = conf_file(tmp_path, NX, "a.conf")
+    b = conf_file(tmp_path, ODD, "b.conf")
+    r = cli("sdconf", "diff", a, b)
+    assert r.rc == 1
+    assert "  list: used -> odd number of strings (3)" in r.out
+
+
+def test_diff_missing_file(cli, tmp_path):
+    a = conf_file(tmp_path, NX, "a.conf")
+    r = cli("sdconf", "diff", a, tmp_path / "b.conf")
+    assert r.rc == 4
+    assert r.err == "sdtune: cannot read '%s': No such file or directory\n" \
+        % (tmp_path / "b.conf")
+
+
+# -- the real launcher --------------------------------------------------------
+
+@needs_ksh
+def test_launcher_check(tmp_path):
+    good = conf_file(tmp_path, NX, "good.conf")
+    r = launch("sdconf", "check", good)
+    assert r.rc == 0 and r.err == ""
+    bad = conf_file(tmp_path, with_pair(KEY_A, "throttle-max:4"), "bad.conf")
+    r = launch("sdconf", "check", bad)
+    assert r.rc == 1 and r.err == ""
+    assert all(DIAG_RE.match(line) for line in r.out.splitlines())
+    assert "%s:%d:" % (bad, LIST_LINE + 3) in r.out
+
+
+@needs_ksh
+def test_launcher_show_json(tmp_path):
+    path = conf_file(tmp_path)
+    r = launch("sdconf", "show", "-o", "json", path)
+    assert r.rc == 0
+    assert json.loads(r.out)["pairs"][0]["tunables"] == {
+        "io-time": "180", "slow-io-threshold": "0"}
+
+
+@needs_ksh
+def test_launcher_set_without_and_with_write(tmp_path):
+    path = conf_file(tmp_path)
+    before = snapshot(path)
+    r = launch("sdconf", "set", path, "--vid", "ATA", "--pid",
+               "INTEL SSDSC2BA40", "cache-nonvolatile=true")
+    assert r.rc == 0 and r.err == ""
+    assert '+\t"%s", "cache-nonvolatile:true";' % KEY_A in _diff_lines(r.out)
+    assert snapshot(path) == before
+    r = launch("sdconf", "set", "--write", "sd.conf", KEY_A,
+               "cache-nonvolatile=true", cwd=str(tmp_path))
+    assert r.rc == 0 and r.out.endswith("sd.conf: written\n")
+    assert '"%s", "cache-nonvolatile:true";' % KEY_A in path.read_text()
+
+
+@needs_ksh
+def test_launcher_refusal_and_usage_error(tmp_path):
+    path = conf_file(tmp_path)
+    before = snapshot(path)
+    r = launch("sdconf", "set", "--write", path, KEY_A, "throttle-max=4")
+    assert r.rc == 3 and r.out == ""
+    assert error_re("set tunables in", path).match(r.err), r.err
+    r = launch("sdconf", "set", "--write", path, "--vid", "ATA",
+               "disksort=false")
+    assert r.rc == 2
+    assert r.err == "sdtune: cannot set '%s': --vid and --pid go together\n" \
+        % path
+    r = launch("sdconf", "check", tmp_path / "nothere.conf")
+    assert r.rc == 4
+    assert error_re("read", tmp_path / "nothere.conf").match(r.err)
+    assert snapshot(path) == before
+
+
+@needs_ksh
+def test_launcher_read_only_directory(tmp_path):
+    conf_dir = tmp_path / "drv"
+    conf_dir.mkdir()
+    path = conf_file(conf_dir)
+    before = snapshot(path)
+    with read_only_dir(conf_dir):
+        r = launch("sdconf", "set", "--write", path, KEY_A,
+                   "disksort=false")
+        assert r.rc == 4
+        assert error_re("write", path).match(r.err), r.err
+        assert snapshot(path) == before
+
+
+@needs_ksh
+def test_launcher_diff(tmp_path):
+    a = conf_file(tmp_path, NX, "a.conf")
+    b = conf_file(tmp_path, with_pair(KEY_A, "disksort:false"), "b.conf")
+    assert launch("sdconf", "diff", a, a).rc == 0
+    r = launch("sdconf", "diff", a, b)
+    assert r.rc == 1
+    assert "sd-config-list changes:\n  added   \"%s\": disksort:false\n" \
+        % KEY_A in r.out
