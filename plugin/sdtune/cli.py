@@ -48,6 +48,15 @@ def build_parser() -> argparse.ArgumentParser:
                                 parser_class=_Parser)
     sub.required = True
 
+    disks = sub.add_parser("disks", help="inventory of the disks behind "
+                           "sd: keys, sizes, block sizes, pools, sd values, "
+                           "in-use state")
+    disks.add_argument("-H", dest="scripted", action="store_true",
+                       help="no header, fields separated by TABs")
+    disks.add_argument("-p", dest="parsable", action="store_true",
+                       help="exact numbers (bytes)")
+    disks.add_argument("-o", dest="output", choices=("json",))
+
     sdconf = sub.add_parser("sdconf", help="offline sd.conf tools")
     sdconf.add_argument("--flavour", choices=FLAVOURS,
                         help="kernel rules to model (default from config)")
@@ -137,7 +146,8 @@ def _run_sdconf(args: argparse.Namespace, host: Host, cfg: Config,
 
 
 def _real_host(root: str, cfg: Config) -> Host:
-    return RealHost(root=root, commands=commands_for(cfg))
+    return RealHost(root=root, commands=commands_for(cfg),
+                    libraries=dict(cfg.libraries))
 
 
 def main(argv: Optional[List[str]] = None, out: TextIO = sys.stdout,
@@ -163,6 +173,11 @@ def _main(argv: Optional[List[str]], out: TextIO,
         host = host_factory(args.root, cfg)
         if args.command == "sdconf":
             return _run_sdconf(args, host, cfg, out)
+        if args.command == "disks":
+            # Imported here: the offline sd.conf tools need none of it.
+            from .disks_cmd import cmd_disks
+            return cmd_disks(host, out, sys.stderr, args.scripted,
+                             args.parsable, args.output == "json")
         raise SdtuneError("run", args.command, "unknown command", EXIT_USAGE)
     except SdtuneError as e:
         out.flush()

@@ -17,7 +17,7 @@ from sdtune.errors import ConfigError, HostError
 from sdtune.host import Host
 
 # Sections whose every value is an absolute path.
-_ABSOLUTE_SECTIONS = ("commands", "paths")
+_ABSOLUTE_SECTIONS = ("commands", "paths", "libraries")
 
 _SECTION_RE = re.compile(r"\s*\[(?P<name>[^\]]+)\]")
 _KEY_RE = re.compile(r"(?P<key>[^=:\s#;\[][^=:]*?)\s*[=:]")
@@ -29,6 +29,7 @@ class Config:
 
     commands: Dict[str, str] = field(default_factory=dict)
     paths: Dict[str, str] = field(default_factory=dict)
+    libraries: Dict[str, str] = field(default_factory=dict)
     # Every section, raw, for settings that have no typed field yet.
     sections: Dict[str, Dict[str, str]] = field(default_factory=dict)
     source_files: List[str] = field(default_factory=list)
@@ -142,6 +143,7 @@ def load_config(host: Host, override: Optional[str] = None) -> Config:
             sections.setdefault(name, {}).update(values)
     return Config(commands=dict(sections.get("commands", {})),
                   paths=dict(sections.get("paths", {})),
+                  libraries=dict(sections.get("libraries", {})),
                   sections=sections, source_files=files)
 
 

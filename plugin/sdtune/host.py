@@ -13,6 +13,7 @@ and a timeout.  System paths are resolved under a root directory, like the
 
 import abc
 import contextlib
+import ctypes
 import errno
 import fcntl
 import os
@@ -86,6 +87,14 @@ class Host(abc.ABC):
         """Run allow-listed command ``name`` with arguments ``args``."""
 
     @abc.abstractmethod
+    def readlink(self, path: str) -> str:
+        """Target of symbolic link ``path`` (a real path)."""
+
+    @abc.abstractmethod
+    def load_library(self, name: str) -> "ctypes.CDLL":
+        """The C library named ``name`` in the [libraries] allow-list."""
+
+    @abc.abstractmethod
     def monotonic_ns(self) -> int:
         """Monotonic clock for measuring durations."""
 
@@ -120,9 +129,11 @@ class RealHost(Host):
 
     def __init__(self, root: str = "/",
                  commands: Mapping[str, str] = _NO_COMMANDS,
-                 timeout_s: float = 60.0) -> None:
+                 timeout_s: float = 60.0,
+                 libraries: Mapping[str, str] = _NO_COMMANDS) -> None:
         self.root = os.path.abspath(root)
         self.commands = dict(commands)
+        self.libraries = dict(libraries)
         self.timeout_s = timeout_s
 
     # -- paths and reading ------------------------------------------------
@@ -306,6 +317,24 @@ class RealHost(Host):
             stdout=proc.stdout.decode("utf-8", errors="replace"),
             stderr=proc.stderr.decode("utf-8", errors="replace"),
             elapsed_ns=time.monotonic_ns() - start)
+
+    def readlink(self, path: str) -> str:
+        try:
+            return os.readlink(path)
+        except OSError as e:
+            raise HostError("read link", path, _reason(e)) from e
+
+    def load_library(self, name: str) -> "ctypes.CDLL":
+        path = self.libraries.get(name)
+        if path is None:
+            raise HostError("load", name, "not in the [libraries] allow-list")
+        if not os.path.isabs(path):
+            raise HostError("load", path,
+                            "configured path for '%s' is not absolute" % name)
+        try:
+            return ctypes.CDLL(path, use_errno=True)
+        except OSError as e:
+            raise HostError("load", path, str(e)) from e
 
     def monotonic_ns(self) -> int:
         return time.monotonic_ns()

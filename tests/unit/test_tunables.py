@@ -95,8 +95,8 @@ def test_blank_fields_are_tuples_without_name(text):
     # strtok(",") skips only empty fields; a blank one has no name.
     out = decode_improved(text)
     assert (None, None) in [(n, v) for n, v, _, _ in out]
-    assert [(n, v) for n, v, _, _ in out if n] in ([], [("throttle-max",
-                                                          "32")])
+    named = [(n, v) for n, v, _, _ in out if n]
+    assert named in ([], [("throttle-max", "32")])
 
 
 def test_blanks_and_tabs_around_names_and_values():

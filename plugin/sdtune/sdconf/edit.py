@@ -12,7 +12,7 @@ asked for is really accepted by the sd model.  Pure: no I/O.
 
 import difflib
 from dataclasses import dataclass, replace
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Set, Tuple
 
 from .lexer import NAME
 from .match import KEY_LEN, Identity, key_form, matches_everything
@@ -185,6 +185,15 @@ def _replace_tunables(conf: ConfFile, pair: Pair, tunables: str) -> str:
     return _splice(conf.text, tok.start, tok.end, _quote(tunables))
 
 
+def _drop_names(conf: ConfFile, clist: ConfigList, pair: Pair,
+                names: Set[str]) -> str:
+    """The pair without the tuples of `names`; gone when none is left."""
+    kept = _join([t for t in _tuples(pair.tunables) if t[0] not in names])
+    if kept:
+        return _replace_tunables(conf, pair, kept)
+    return _remove_pair(conf, clist, pair)
+
+
 def _load(text: str, conf: Optional[ConfFile] = None
           ) -> Tuple[ConfFile, ConfigList]:
     if conf is None or conf.text != text:
@@ -244,7 +253,6 @@ def set_tunables(text: str, key: str, settings: Sequence[Setting],
     if not settings:
         raise EditError("nothing to set")
     names = {s.name for s in settings}
-    original = text
     before = conf
     while True:
         conf, clist = _load(text, conf)
@@ -257,9 +265,7 @@ def set_tunables(text: str, key: str, settings: Sequence[Setting],
                       if names & {n for n, _ in _tuples(p.tunables)}), None)
         if stale is None:
             break
-        kept = [t for t in _tuples(stale.tunables) if t[0] not in names]
-        text = _replace_tunables(conf, stale, _join(kept)) if _join(kept) \
-            else _remove_pair(conf, clist, stale)
+        text = _drop_names(conf, clist, stale, names)
     if targets:
         items = _tuples(targets[-1].tunables)
         for s in settings:
@@ -307,9 +313,7 @@ def unset_tunables(text: str, key: str, names: Optional[Sequence[str]],
                        if wanted & {n for n, _ in _tuples(p.tunables)}), None)
         if victim is None:
             break
-        kept = [t for t in _tuples(victim.tunables) if t[0] not in wanted]
-        text = _replace_tunables(conf, victim, _join(kept)) if _join(kept) \
-            else _remove_pair(conf, clist, victim)
+        text = _drop_names(conf, clist, victim, wanted)
     _verify(before, text, key, [], flavour, wanted or ())
     return text
 

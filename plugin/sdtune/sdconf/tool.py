@@ -119,14 +119,15 @@ def cmd_show(host: Host, path: str, flavour: str, out: TextIO,
     if not report["pairs"]:
         return EXIT_OK
     width = max(len(p["key"]) for p in report["pairs"]) + 2
-    out.write("%-4s %-5s %-*s %s\n" % ("PAIR", "LINE", width, "KEY",
-                                      "TUNABLES"))
+    out.write("%-4s %-5s %-*s %s\n"
+              % ("PAIR", "LINE", width, "KEY", "TUNABLES"))
     for p in report["pairs"]:
         tunables = " ".join("%s:%s" % kv for kv in p["tunables"].items())
         if p["format"] != "improved":
             tunables = "legacy v1: " + " ".join(p["legacy_data"])
-        out.write("%-4d %-5d %-*s %s\n" % (p["index"], p["line"], width,
-                                          '"%s"' % p["key"], tunables))
+        out.write("%-4d %-5d %-*s %s\n"
+                  % (p["index"], p["line"], width, '"%s"' % p["key"],
+                     tunables))
         kernel = " ".join("%s=%s" % kv for kv in p["kernel"].items())
         out.write("%11s kernel: %s\n" % ("", kernel or "(no change)"))
         for ign in p["ignored"]:

@@ -11,7 +11,7 @@ same model of what the kernel does.
 """
 
 import re
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, asdict
 from typing import Callable, Dict, List, Optional, Tuple
 
 NEXENTA = "nexenta"

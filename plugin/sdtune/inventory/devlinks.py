@@ -1,0 +1,57 @@
+"""sd instance number to cXtYdZ name, from files (facts §8.4).
+
+`/etc/path_to_inst` maps physical paths to instance numbers; the
+`/dev/rdsk/*` links point at `/devices/<physical path>:<minor>`.  Reads
+those through the host (under -R ROOT); runs no command.
+"""
+
+import re
+from typing import Dict
+
+from ..errors import ParseError
+from ..host import Host
+
+_INST = re.compile(r'^"([^"]+)" ([0-9]+) "([^"]+)"$')
+_NAME = re.compile(r"^(c[0-9]+(?:t[0-9A-Fa-f]+)?d[0-9]+)(?:s|p)[0-9]+$")
+
+
+def parse_path_to_inst(text: str, driver: str = "sd") -> Dict[str, int]:
+    """physical path → instance for one driver.
+
+    Sample:
+
+        "/scsi_vhci/disk@g5000cca0496e6f8d" 0 "sd"
+    """
+    out: Dict[str, int] = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        m = _INST.match(line)
+        if not m:
+            raise ParseError("/etc/path_to_inst", "line %d" % n,
+                             "not '\"path\" instance \"driver\"'")
+        if m.group(3) == driver:
+            out[m.group(1)] = int(m.group(2))
+    return out
+
+
+def disk_names(host: Host) -> Dict[int, str]:
+    """sd instance → cXtYdZ, from path_to_inst and the /dev/rdsk links."""
+    text = host.read_bytes(host.sys_path("/etc/path_to_inst"))
+    by_path = parse_path_to_inst(text.decode("utf-8", "replace"))
+    rdsk = host.sys_path("/dev/rdsk")
+    names: Dict[int, str] = {}
+    for link in host.listdir(rdsk):
+        m = _NAME.match(link)
+        if not m:
+            continue
+        target = host.readlink(rdsk + "/" + link)
+        at = target.find("/devices/")
+        if at < 0:
+            continue
+        phys = target[at + len("/devices"):].rsplit(":", 1)[0]
+        instance = by_path.get(phys)
+        if instance is not None:
+            names.setdefault(instance, m.group(1))
+    return names

@@ -1,0 +1,243 @@
+"""One Disk record per disk behind sd, merged from every source.
+
+Sources (each a query/parse pair in this package): `mdb -k` (instances,
+INQUIRY bytes, the kernel's sd values), /etc/path_to_inst and /dev/rdsk
+(names), `iostat -En` (revision, serial, size), `diskinfo -cHp` (full
+serial, SSD flag), `zpool status` and `zdb -C` (pool membership, ashift)
+and libdiskmgt (in-use checks per slice).
+
+Safety rule: a disk is only free for certification when every in-use
+source answered for it.  When a source fails, or a disk is missing from
+it, the disk gets a `rejected_reasons` entry saying the state is unknown:
+when a check cannot decide, assume the disk is in use.
+"""
+
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Dict, List, Optional, TypeVar
+
+from ..errors import SdtuneError
+from ..host import Host
+from . import devlinks, diskinfo, iostat, libdiskmgt, mdb, zdb, zpool
+
+T = TypeVar("T")
+
+
+@dataclass
+class SdValues:
+    """What sd uses for the disk now (from mdb, facts §3.5, §6)."""
+
+    suppress_cache_flush: Optional[bool] = None
+    throttle_max: Optional[int] = None     # un_saved_throttle
+    throttle_min: Optional[int] = None     # un_min_throttle
+    disksort: Optional[bool] = None        # not un_f_disksort_disabled
+
+
+@dataclass
+class Disk:
+    name: str
+    instance: Optional[int]
+    key: Optional[str]                     # INQUIRY vendor (8) + product (16)
+    vid: Optional[str]
+    pid: Optional[str]
+    serial: Optional[str]
+    firmware: Optional[str]
+    size_bytes: Optional[int]
+    logical_block_bytes: Optional[int]
+    physical_block_bytes: Optional[int]    # the kernel's un_phy_blocksize
+    ssd: Optional[bool]
+    in_use: Optional[str]
+    rejected_reasons: List[str]
+    pool: Optional[str]
+    pool_role: Optional[str]
+    vdev_ashift: Optional[int]
+    sd: SdValues
+    kernel_flavour: Optional[str] = None
+
+    def to_json(self) -> dict:
+        """The `disks -o json` shape of DESIGN.md."""
+        return {
+            "name": self.name, "instance": self.instance, "key": self.key,
+            "serial": self.serial, "firmware": self.firmware,
+            "size_bytes": self.size_bytes,
+            "logical_block_bytes": self.logical_block_bytes,
+            "physical_block_bytes": self.physical_block_bytes,
+            "ssd": self.ssd, "in_use": self.in_use,
+            "rejected_reasons": list(self.rejected_reasons),
+            "pool": self.pool, "pool_role": self.pool_role,
+            "vdev_ashift": self.vdev_ashift, "sd": asdict(self.sd),
+        }
+
+
+@dataclass
+class Inventory:
+    disks: List[Disk]
+    notes: List[str] = field(default_factory=list)   # sources that failed
+    commands_run: int = 0
+
+    def by_name(self, name: str) -> Optional[Disk]:
+        for disk in self.disks:
+            if disk.name == name:
+                return disk
+        return None
+
+
+_ROLE_TEXT = {"data": "member of pool %s", "log": "log device of pool %s",
+              "cache": "cache device of pool %s", "spare": "spare of pool %s",
+              "special": "special device of pool %s",
+              "dedup": "dedup device of pool %s"}
+
+
+def inuse_reason(kind: str, detail: str) -> str:
+    """A libdiskmgt finding as a short reason."""
+    texts = {
+        "active_pool": "member of pool %s", "exported_pool":
+        "member of exported pool %s", "spare": "spare of pool %s",
+        "l2cache": "cache device of pool %s", "mount": "mounted on %s",
+        "vfstab": "in /etc/vfstab for %s", "fs": "contains a %s filesystem",
+        "swap": "swap device", "dump": "dump device",
+        "lu": "live upgrade %s", "vxvm": "VxVM volume %s",
+    }
+    if kind in texts:
+        return texts[kind] % detail if "%s" in texts[kind] else texts[kind]
+    return "in use: %s" % detail
+
+
+class _Sources:
+    """Runs each query once; a failure becomes a note, not a crash."""
+
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self.notes: List[str] = []
+        self.failed: Dict[str, str] = {}
+
+    def get(self, name: str, query: Callable[[Host], T], empty: T) -> T:
+        try:
+            return query(self.host)
+        except SdtuneError as e:
+            self.failed[name] = str(e)
+            self.notes.append("%s: %s" % (name, e))
+            return empty
+
+
+def take_inventory(host: Host) -> Inventory:
+    src = _Sources(host)
+    units = src.get("mdb ::sd_state", mdb.query_sd_state, {})
+    inquiries = src.get("mdb inquiry", mdb.query_inquiry, [])
+    try:
+        inquiry = mdb.units_with_inquiry(units, inquiries) if units else {}
+    except SdtuneError as e:
+        src.failed["mdb inquiry"] = str(e)
+        src.notes.append("mdb inquiry: %s" % e)
+        inquiry = {}
+    names = src.get("device links", devlinks.disk_names, {})
+    stats = src.get("iostat -En", iostat.query_iostat_en, {})
+    infos = src.get("diskinfo", diskinfo.query_diskinfo, {})
+    pools = src.get("zpool status", zpool.query_zpool_status, {})
+    tops = src.get("zdb -C", zdb.query_zdb_cachefile, {}) if pools else {}
+    dm = libdiskmgt.query_libdiskmgt(host)
+    if not dm.available:
+        src.notes.append("libdiskmgt unavailable (%s): disks enumerated "
+                         "with diskinfo; mounts, swap and dump cannot be "
+                         "checked" % dm.reason)
+    dm_disks = {d.name: d for d in dm.disks}
+    membership = {m.disk: (p.name, m.role) for p in pools.values()
+                  for m in p.members}
+    ashifts = zdb.ashift_by_disk(tops)
+
+    disk_names = _disk_names(units, names, infos, dm)
+    by_name = {v: k for k, v in names.items()}
+    disks = []
+    for name in disk_names:
+        instance = by_name.get(name)
+        unit = units.get(instance) if instance is not None else None
+        inq = inquiry.get(instance) if instance is not None else None
+        stat, info, dmd = stats.get(name), infos.get(name), \
+            dm_disks.get(name)
+        reasons = _reasons(name, src, dm, dmd, membership)
+        pool, role = membership.get(name, (None, None))
+        disks.append(Disk(
+            name=name, instance=instance,
+            key=inq.key if inq else None,
+            vid=inq.vid if inq else (stat.vendor if stat else None),
+            pid=inq.pid if inq else (stat.product if stat else None),
+            serial=(info.serial if info and info.serial else
+                    stat.serial if stat else None),
+            firmware=inq.revision if inq else (stat.revision if stat
+                                               else None),
+            size_bytes=(stat.size_bytes if stat else
+                        info.size_bytes if info else None),
+            logical_block_bytes=(unit.get("un_tgt_blocksize") if unit else
+                                 dmd.block_bytes if dmd else None),
+            physical_block_bytes=unit.get("un_phy_blocksize") if unit
+            else None,
+            ssd=_ssd(unit, info, dmd),
+            in_use="; ".join(reasons) if reasons else None,
+            rejected_reasons=reasons, pool=pool, pool_role=role,
+            vdev_ashift=ashifts[name][1] if name in ashifts else None,
+            sd=_sd_values(unit),
+            kernel_flavour=unit.flavour if unit else None))
+    return Inventory(disks, src.notes)
+
+
+def _disk_names(units, names, infos, dm) -> List[str]:
+    """Attached sd instances with a /dev/rdsk name; without mdb, every
+    linked instance.  Fixed-media lists, when there are any, drop CD-ROMs
+    and other non-disk sd instances."""
+    if units:
+        found = {names[i] for i in units if i in names}
+    else:
+        found = set(names.values()) | set(infos)
+    fixed = set(infos) | {d.name for d in dm.disks}
+    if fixed:
+        found &= fixed
+    return sorted(found)
+
+
+def _ssd(unit, info, dmd) -> Optional[bool]:
+    if unit is not None and unit.get("un_f_is_solid_state") is not None:
+        return bool(unit.get("un_f_is_solid_state"))
+    if info is not None and info.ssd is not None:
+        return info.ssd
+    if dmd is not None:
+        return dmd.solid_state
+    return None
+
+
+def _sd_values(unit) -> SdValues:
+    if unit is None:
+        return SdValues()
+    disabled = unit.get("un_f_disksort_disabled")
+    return SdValues(
+        suppress_cache_flush=bool(unit.get("un_f_suppress_cache_flush")),
+        throttle_max=unit.get("un_saved_throttle"),
+        throttle_min=unit.get("un_min_throttle"),
+        disksort=None if disabled is None else not disabled)
+
+
+def _reasons(name: str, src: _Sources, dm, dmd,
+             membership: Dict[str, tuple]) -> List[str]:
+    reasons: List[str] = []
+
+    def add(text: str) -> None:
+        if text not in reasons:
+            reasons.append(text)
+
+    if name in membership:
+        pool, role = membership[name]
+        add(_ROLE_TEXT.get(role, "member of pool %s") % pool)
+    if "zpool status" in src.failed:
+        add("in-use state unknown: zpool status failed")
+    if not dm.available:
+        add("in-use state unknown: libdiskmgt unavailable")
+    elif dmd is None:
+        add("in-use state unknown: not found by libdiskmgt")
+    elif dmd.error:
+        add("in-use state unknown: %s" % dmd.error)
+    else:
+        for use in dmd.inuse:
+            kind, detail = libdiskmgt.parse_inuse_message(use.message)
+            if kind in ("active_pool", "spare", "l2cache") and \
+                    name in membership:
+                continue            # already said, with the role
+            add(inuse_reason(kind, detail))
+    return reasons

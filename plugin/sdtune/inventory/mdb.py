@@ -1,0 +1,243 @@
+"""What the kernel's sd driver holds for each disk, read with `mdb -k`.
+
+Two invocations cover any number of disks (facts §8):
+
+* `::sd_state` prints every slot of the sd soft-state array as
+  `un N: addr` followed by the whole `struct sd_lun`, so it gives the
+  instance number and every un_* value sdtune cares about;
+* the vid/pid pipeline prints the INQUIRY vendor, product and revision of
+  every attached instance, in the same instance order but without numbers.
+
+Runs `mdb -k` (through the host) and parses; the parsers are pure.
+"""
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from ..errors import ParseError
+from ..host import Host
+from .command import output_of
+
+SD_STATE_CMD = "::sd_state\n"
+INQUIRY_CMD = ("::walk sd_state | ::grep '.!=0' | ::print struct sd_lun un_sd"
+               " | ::print struct scsi_device sd_inq"
+               " | ::print struct scsi_inquiry inq_vid inq_pid inq_revision\n")
+
+# Members every sd_lun dump must show; a block without them is truncated.
+REQUIRED = ("un_tgt_blocksize", "un_phy_blocksize", "un_saved_throttle",
+            "un_min_throttle", "un_f_disksort_disabled",
+            "un_f_suppress_cache_flush")
+# `short` members: mdb prints them in hex at their width (0xffff is -1).
+SHORT_MEMBERS = {"un_throttle", "un_saved_throttle", "un_min_throttle",
+                 "un_busy_throttle", "un_reset_throttle_timeid"}
+
+_UNIT = re.compile(r"^un (\d+): ([0-9a-f]+)$")
+_MEMBER = re.compile(r"^    (un_[a-z0-9_]+) = (.*)$")
+_FOOTER = re.compile(r"^Processed (\d+) UN softstate entries$")
+_ENTRIES = re.compile(r"^(\d+) entries in sd_state table$")
+
+
+@dataclass
+class SdUnit:
+    """One attached sd instance as ::sd_state shows it."""
+
+    instance: int
+    address: str
+    members: Dict[str, object] = field(default_factory=dict)
+
+    def get(self, name: str) -> Optional[int]:
+        value = self.members.get(name)
+        return value if isinstance(value, int) else None
+
+    @property
+    def flavour(self) -> str:
+        """NexentaStor kernels have un_f_sdconf_phy_blocksize (facts §8.3)."""
+        if "un_f_sdconf_phy_blocksize" in self.members:
+            return "nexenta"
+        return "upstream"
+
+
+@dataclass
+class Inquiry:
+    vid: str
+    pid: str
+    revision: str
+
+    @property
+    def key(self) -> str:
+        return self.vid + self.pid
+
+
+def _int(text: str, short: bool) -> Optional[int]:
+    """An mdb ::print integer: `0`, hex `0x1f`, or (signed bitfields) a
+    decimal; None for anything else (pointers with strings, structs)."""
+    text = text.strip()
+    if text.startswith("0x") and re.fullmatch(r"0x[0-9a-f]+", text):
+        value = int(text, 16)
+    elif re.fullmatch(r"-?[0-9]+", text):
+        value = int(text)
+    else:
+        return None
+    if short:
+        value &= 0xFFFF
+        value = value - 0x10000 if value & 0x8000 else value
+    return value
+
+
+def parse_sd_state(text: str) -> Dict[int, SdUnit]:
+    """Parse `::sd_state` output into units keyed by instance.
+
+    Sample (facts §8.3, excerpt):
+
+        walk_addr = fffffe0bc4b1e9c0
+        walking sd_state units via ptr: fffffe0bd0a1c000
+        32 entries in sd_state table
+
+        un 0: fffffe0bd8a76000
+        --------------
+        {
+            un_sd = 0xfffffe0bd8731d40
+            un_tgt_blocksize = 0x200
+            un_phy_blocksize = 0x1000
+            un_saved_throttle = 0x20
+        ...
+        }
+        ---
+        ...
+        ---------------------------
+        Processed 2 UN softstate entries
+        ---------------------------
+    """
+    units: Dict[int, SdUnit] = {}
+    current: Optional[SdUnit] = None
+    seen_header = seen_footer = False
+    slots = None
+    for line in text.splitlines():
+        m = _UNIT.match(line)
+        if m:
+            instance, addr = int(m.group(1)), m.group(2)
+            current = None
+            if addr != "0":
+                current = SdUnit(instance, addr)
+                units[instance] = current
+            continue
+        m = _MEMBER.match(line)
+        if m and current is not None:
+            name, raw = m.group(1), m.group(2)
+            value = _int(raw, name in SHORT_MEMBERS)
+            current.members[name] = value if value is not None else raw
+            continue
+        m = _ENTRIES.match(line)
+        if m:
+            seen_header, slots = True, int(m.group(1))
+            continue
+        if _FOOTER.match(line):
+            seen_footer = True
+            current = None
+    if not seen_header:
+        raise ParseError("mdb ::sd_state", "entries in sd_state table",
+                         "no table header")
+    if not seen_footer:
+        raise ParseError("mdb ::sd_state", "Processed N UN softstate "
+                         "entries", "output is truncated")
+    for unit in units.values():
+        for name in REQUIRED:
+            if unit.get(name) is None:
+                raise ParseError("mdb ::sd_state", name,
+                                 "missing for un %d" % unit.instance)
+        if slots is not None and unit.instance >= slots:
+            raise ParseError("mdb ::sd_state", "un %d" % unit.instance,
+                             "beyond the %d-slot table" % slots)
+    return units
+
+
+_ARRAY_STRING = re.compile(r'^(inq_vid|inq_pid|inq_revision) = \[ "(.*)" \]$')
+_ARRAY_ELEMS = re.compile(r"^(inq_vid|inq_pid|inq_revision) = \[ (.*) \]$")
+_LENGTHS = {"inq_vid": 8, "inq_pid": 16, "inq_revision": 4}
+
+
+def _elements(raw: str) -> str:
+    """mdb's element-wise form `'A', 'T', 0x1, ...` back into bytes."""
+    out = []
+    for item in raw.split(", "):
+        item = item.strip()
+        if len(item) >= 3 and item[0] == "'" and item[-1] == "'":
+            body = item[1:-1]
+            out.append(body.encode("latin-1").decode("unicode_escape")
+                       if body.startswith("\\") else body)
+        elif item == "...":
+            break
+        else:
+            try:
+                out.append(chr(int(item, 0) & 0xFF))
+            except ValueError:
+                raise ParseError("mdb inquiry pipeline", "inq element",
+                                 "cannot read %r" % item)
+    return "".join(out)
+
+
+def parse_inquiry(text: str) -> List[Inquiry]:
+    """Parse the vid/pid pipeline: records in instance order.
+
+    Sample (facts §8.2):
+
+        inq_vid = [ "ATA     " ]
+        inq_pid = [ "INTEL SSDSC2BA40" ]
+        inq_revision = [ "0270" ]
+    """
+    records: List[Inquiry] = []
+    pending: Dict[str, str] = {}
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        m = _ARRAY_STRING.match(line)
+        if m:
+            name, value = m.group(1), m.group(2)
+        else:
+            m = _ARRAY_ELEMS.match(line)
+            if not m:
+                raise ParseError("mdb inquiry pipeline", "inq_vid",
+                                 "unexpected line %r" % line[:60])
+            name, value = m.group(1), _elements(m.group(2))
+        if name in pending:
+            missing = sorted(set(_LENGTHS) - set(pending))[0]
+            raise ParseError("mdb inquiry pipeline", missing,
+                             "missing from record %d" % (len(records) + 1))
+        # A NUL inside the field ends mdb's string early; the bytes after
+        # it cannot be seen, so the key is padded the way sd compares it.
+        pending[name] = value.ljust(_LENGTHS[name])[:_LENGTHS[name]]
+        if len(pending) == 3:
+            records.append(Inquiry(pending["inq_vid"], pending["inq_pid"],
+                                   pending["inq_revision"]))
+            pending = {}
+    if pending:
+        missing = sorted(set(_LENGTHS) - set(pending))[0]
+        raise ParseError("mdb inquiry pipeline", missing,
+                         "output is truncated")
+    return records
+
+
+def _mdb(host: Host, commands: str, what: str) -> str:
+    return output_of(host, "mdb", ["-k"], what,
+                     stdin=commands.encode("ascii"))
+
+
+def query_sd_state(host: Host) -> Dict[int, SdUnit]:
+    return parse_sd_state(_mdb(host, SD_STATE_CMD, "::sd_state"))
+
+
+def query_inquiry(host: Host) -> List[Inquiry]:
+    return parse_inquiry(_mdb(host, INQUIRY_CMD, "inq_vid"))
+
+
+def units_with_inquiry(units: Dict[int, SdUnit],
+                       inquiries: List[Inquiry]) -> Dict[int, Inquiry]:
+    """Pair the two outputs: both list the attached instances in order."""
+    order = sorted(units)
+    if len(order) != len(inquiries):
+        raise ParseError("mdb inquiry pipeline", "inq_vid",
+                         "%d records for %d attached sd units (a disk "
+                         "attached or detached in between?)"
+                         % (len(inquiries), len(order)))
+    return dict(zip(order, inquiries))

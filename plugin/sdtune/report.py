@@ -1,0 +1,53 @@
+"""Render tables the illumos way: a header and aligned columns, `-H` for
+TAB-separated rows without a header, `-p` for exact numbers.  JSON output
+is written from the same objects.  Pure: returns text.
+"""
+
+import json
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+Column = Tuple[str, Callable[[Any, bool], str]]
+
+
+def nicenum(value: Optional[int]) -> str:
+    """1024-based size with one or two decimals, like zfs' nicenum."""
+    if value is None:
+        return "-"
+    units = "BKMGTPE"
+    n, i = float(value), 0
+    while n >= 1024 and i < len(units) - 1:
+        n /= 1024
+        i += 1
+    if i == 0:
+        return "%dB" % value
+    return ("%.2f%s" if n < 100 else "%.1f%s" if n < 1000 else
+            "%.0f%s") % (n, units[i])
+
+
+def yes_no(value: Optional[bool]) -> str:
+    return "-" if value is None else ("yes" if value else "no")
+
+
+def text_or_dash(value: Any) -> str:
+    return "-" if value is None or value == "" else str(value)
+
+
+def render_table(columns: Sequence[Column], rows: Sequence[Any],
+                 scripted: bool = False, parsable: bool = False) -> str:
+    """Aligned table with a header, or (scripted) TAB-separated rows."""
+    cells: List[List[str]] = [[fmt(row, parsable) for _, fmt in columns]
+                              for row in rows]
+    if scripted:
+        return "".join("\t".join(c) + "\n" for c in cells)
+    header = [name for name, _ in columns]
+    widths = [max([len(header[i])] + [len(c[i]) for c in cells])
+              for i in range(len(columns))]
+    lines = []
+    for line in [header] + cells:
+        parts = [v.ljust(widths[i]) for i, v in enumerate(line[:-1])]
+        lines.append("  ".join(parts + [line[-1]]).rstrip() + "\n")
+    return "".join(lines)
+
+
+def to_json(obj: Any) -> str:
+    return json.dumps(obj, indent=2, sort_keys=False) + "\n"
