@@ -1,19 +1,126 @@
 #!/bin/sh
 # Install what the tests need when it is missing; quick when all is there.
-# Debian packages: ksh (ksh93, for the launcher), shellcheck, mandoc.
-# Python packages: pytest and hypothesis (test-only: the product itself
-# uses the standard library alone).
+# Debian packages: ksh (ksh93, for the launcher), shellcheck, mandoc, a C
+# compiler (the fake libdiskmgt of tests/sim/libdiskmgt) and libnvpair3linux
+# (the real libnvpair the ctypes layer is tested against; it lives in the
+# contrib component, which is enabled on the existing Debian source).
+# strace, fio, pkg-config, nbdkit, nbdkit-plugin-dev, libnbd-bin and fuse3
+# for the engine and the emulated drives.  Python packages: pytest,
+# hypothesis, pyflakes and pycodestyle (test-only: the product itself uses
+# the standard library alone).
 set -eu
+
+DEB822=/etc/apt/sources.list.d/debian.sources
+ONELINE=/etc/apt/sources.list
+
+have_nvpair() {
+	for f in /lib/*/libnvpair.so.* /usr/lib/*/libnvpair.so.* \
+	    /lib/libnvpair.so.* /usr/lib/libnvpair.so.*; do
+		[ -e "$f" ] && return 0
+	done
+	return 1
+}
+
+codename() {
+	c=""
+	if [ -r /etc/os-release ]; then
+		# shellcheck disable=SC1091 # the machine's own file
+		c=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	fi
+	echo "${c:-bookworm}"
+}
+
+# Add contrib to the components of the existing Debian source for this
+# release, in place: no new source address is ever written.  Prints the
+# file it changed, nothing when contrib was already there.
+enable_contrib() {
+	suite=$(codename)
+	tmp=$(mktemp)
+	if [ -f "$DEB822" ]; then
+		# deb822: stanzas are separated by blank lines; the Components
+		# field of a stanza whose Suites field lists the release gets
+		# contrib.
+		awk -v suite="$suite" '
+		function flush(   i, n, f, hit) {
+			hit = 0
+			for (i = 1; i <= nl; i++)
+				if (line[i] ~ /^Suites:/) {
+					n = split(line[i], f, /[ \t]+/)
+					for (; n > 1; n--)
+						if (f[n] == suite)
+							hit = 1
+				}
+			for (i = 1; i <= nl; i++) {
+				if (hit && line[i] ~ /^Components:/ &&
+				    line[i] !~ /[ \t]contrib([ \t]|$)/)
+					line[i] = line[i] " contrib"
+				print line[i]
+			}
+			nl = 0
+		}
+		/^[ \t]*$/ { flush(); print; next }
+		{ line[++nl] = $0 }
+		END { flush() }' "$DEB822" >"$tmp"
+		file=$DEB822
+	elif [ -f "$ONELINE" ]; then
+		# One-line format: "deb [opts] URI SUITE main ..." lines for the
+		# release get contrib after their components.
+		awk -v suite="$suite" '
+		/^deb(-src)?[ \t]/ {
+			s = 0; m = 0; c = 0
+			for (i = 2; i <= NF; i++) {
+				if ($i == suite) s = 1
+				if ($i == "main") m = 1
+				if ($i == "contrib") c = 1
+			}
+			if (s && m && !c) { print $0 " contrib"; next }
+		}
+		{ print }' "$ONELINE" >"$tmp"
+		file=$ONELINE
+	else
+		rm -f "$tmp"
+		echo "tests/deps.sh: no Debian apt source found" >&2
+		return 1
+	fi
+	if ! cmp -s "$tmp" "$file"; then
+		# Rewrite in place so the file keeps its owner and mode.
+		cat "$tmp" >"$file"
+		echo "$file"
+	fi
+	rm -f "$tmp"
+}
 
 missing=""
 command -v ksh >/dev/null 2>&1 || missing="$missing ksh"
 command -v shellcheck >/dev/null 2>&1 || missing="$missing shellcheck"
 command -v mandoc >/dev/null 2>&1 || missing="$missing mandoc"
+command -v cc >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 ||
+    missing="$missing gcc libc6-dev"
+# The measuring engine's tests and benchmark (strace fault injection, fio
+# as the reference) and the emulated drives (an nbdkit plugin served as a
+# file through nbdfuse).
+command -v strace >/dev/null 2>&1 || missing="$missing strace"
+command -v fio >/dev/null 2>&1 || missing="$missing fio"
+command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
+command -v nbdkit >/dev/null 2>&1 || missing="$missing nbdkit"
+[ -f /usr/include/nbdkit-plugin.h ] || missing="$missing nbdkit-plugin-dev"
+command -v nbdfuse >/dev/null 2>&1 || missing="$missing libnbd-bin"
+command -v fusermount3 >/dev/null 2>&1 || missing="$missing fuse3"
+need_nvpair=no
+have_nvpair || need_nvpair=yes
 
-if [ -n "$missing" ]; then
+if [ -n "$missing" ] || [ "$need_nvpair" = yes ]; then
 	if [ "$(id -u)" -ne 0 ]; then
+		[ "$need_nvpair" = no ] ||
+		    missing="$missing libnvpair3linux (enable contrib)"
 		echo "tests/deps.sh: please install:$missing" >&2
 		exit 1
+	fi
+	if [ "$need_nvpair" = yes ]; then
+		changed=$(enable_contrib)
+		[ -z "$changed" ] ||
+		    echo "tests/deps.sh: enabled contrib in $changed"
+		missing="$missing libnvpair3linux"
 	fi
 	echo "tests/deps.sh: installing$missing"
 	apt-get update -qq
@@ -23,7 +130,9 @@ if [ -n "$missing" ]; then
 fi
 
 PYTHON=${PYTHON:-python3}
-if ! "$PYTHON" -c 'import pytest, hypothesis' >/dev/null 2>&1; then
-	echo "tests/deps.sh: installing pytest and hypothesis for $PYTHON"
-	"$PYTHON" -m pip install -q pytest hypothesis
+if ! "$PYTHON" -c 'import pytest, hypothesis, pyflakes, pycodestyle' \
+    >/dev/null 2>&1; then
+	echo "tests/deps.sh: installing pytest, hypothesis, pyflakes and" \
+	    "pycodestyle for $PYTHON"
+	"$PYTHON" -m pip install -q pytest hypothesis pyflakes pycodestyle
 fi

@@ -57,6 +57,32 @@ def build_parser() -> argparse.ArgumentParser:
                        help="exact numbers (bytes)")
     disks.add_argument("-o", dest="output", choices=("json",))
 
+    cert = sub.add_parser("certify", help="measure SSDs (destroys their "
+                          "data) and decide native sector size, cache and "
+                          "queue depth")
+    cert.add_argument("targets", nargs="+", metavar="DISK|PATH")
+    cert.add_argument("--confirm", nargs="+", action="extend", default=[],
+                      metavar="DISK|PATH", required=True,
+                      help="repeat every target: its data will be lost")
+    cert.add_argument("-o", dest="output", choices=("json",))
+    cert.add_argument("--trust-flush-timing", action="store_true",
+                      help="allow cache-nonvolatile from flush timing alone,"
+                      " without the drive's NV_SUP evidence")
+    cert.add_argument("--logical-block", type=int, metavar="BYTES",
+                      help="logical block size of a file target")
+
+    infer = sub.add_parser("infer", help="the certify verdict from "
+                           "existing vdbench or fio output, without I/O")
+    infer.add_argument("--from", dest="source", required=True,
+                       metavar="FILE")
+    infer.add_argument("--format", choices=("vdbench", "fio"))
+    infer.add_argument("-o", dest="output", choices=("json",))
+    infer.add_argument("--trust-flush-timing", action="store_true")
+
+    results = sub.add_parser("results", help="stored certification records")
+    results.add_argument("-H", dest="scripted", action="store_true")
+    results.add_argument("-o", dest="output", choices=("json",))
+
     sdconf = sub.add_parser("sdconf", help="offline sd.conf tools")
     sdconf.add_argument("--flavour", choices=FLAVOURS,
                         help="kernel rules to model (default from config)")
@@ -145,19 +171,43 @@ def _run_sdconf(args: argparse.Namespace, host: Host, cfg: Config,
                           args.write, out)
 
 
+def _run_certify(args: argparse.Namespace, host: Host, cfg: Config,
+                 out: TextIO) -> int:
+    from .certify.command import cmd_certify, cmd_results
+    from .certify.plan import Timing
+    state_dir = cfg.paths.get("state_dir", "/var/sdtune")
+    if args.command == "results":
+        return cmd_results(host, state_dir, out, args.output == "json",
+                           args.scripted)
+    if args.command == "infer":
+        from .certify.command import cmd_infer
+        text = host.read_bytes(args.source).decode("utf-8", "replace")
+        return cmd_infer(args.source, args.format, text, Timing(), out,
+                         args.output == "json", args.trust_flush_timing)
+    try:
+        timing = Timing.from_config(cfg.sections.get("certify", {}))
+    except ValueError as e:
+        raise SdtuneError("load config", cfg.source_files[-1], str(e),
+                          EXIT_USAGE)
+    return cmd_certify(host, state_dir, timing, args.targets, args.confirm,
+                       out, sys.stderr, args.output == "json",
+                       args.trust_flush_timing, args.logical_block)
+
+
 def _real_host(root: str, cfg: Config) -> Host:
     return RealHost(root=root, commands=commands_for(cfg),
                     libraries=dict(cfg.libraries))
 
 
-def main(argv: Optional[List[str]] = None, out: TextIO = sys.stdout,
+def main(argv: Optional[List[str]] = None, out: Optional[TextIO] = None,
          host_factory: HostFactory = _real_host) -> int:
     # One short run over acyclic data (a 10,000-pair sd.conf is some
     # 300,000 objects): the cyclic collector would only rescan it.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _main(argv, out, host_factory)
+        return _main(argv, out if out is not None else sys.stdout,
+                     host_factory)
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -173,6 +223,8 @@ def _main(argv: Optional[List[str]], out: TextIO,
         host = host_factory(args.root, cfg)
         if args.command == "sdconf":
             return _run_sdconf(args, host, cfg, out)
+        if args.command in ("certify", "results", "infer"):
+            return _run_certify(args, host, cfg, out)
         if args.command == "disks":
             # Imported here: the offline sd.conf tools need none of it.
             from .disks_cmd import cmd_disks

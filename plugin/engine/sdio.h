@@ -1,0 +1,154 @@
+/*
+ * sdio.h: types shared by the sdio engine's files.  Include it first:
+ * it sets the feature-test macros before any system header is read.
+ */
+
+#ifndef	_SDIO_H
+#define	_SDIO_H
+
+#ifdef __linux__
+#ifndef _GNU_SOURCE
+#define	_GNU_SOURCE		/* O_DIRECT, pread/pwrite under -std=c99 */
+#endif
+#endif
+
+#include <sys/types.h>
+#include <stdint.h>
+#include <time.h>
+#ifdef __sun
+#include <sys/time.h>		/* gethrtime() */
+#endif
+
+/* Exit codes: the contract with the Python side (see sdio.c). */
+#define	SDIO_EXIT_OK		0
+#define	SDIO_EXIT_USAGE		1
+#define	SDIO_EXIT_SETUP		2
+#define	SDIO_EXIT_IO		3
+#define	SDIO_EXIT_SCSI		4
+
+/*
+ * A backend.  open() fills in the device (descriptor, size) or returns
+ * an errno value; io() transfers len bytes at off and returns 0 or an
+ * errno value (a short transfer is EIO); flush() makes earlier writes
+ * durable and returns 0 or an errno value.  io() and flush() are called
+ * concurrently from every worker thread on the same device and must not
+ * take locks.
+ */
+typedef struct sdio_dev {
+	int		d_fd;
+	int		d_flags;	/* SDIO_DEV_* */
+	uint64_t	d_size;		/* bytes; 0 when unknown */
+	const char	*d_path;
+} sdio_dev_t;
+
+#define	SDIO_DEV_REG	0x1	/* a regular file */
+#define	SDIO_DEV_RAW	0x2	/* a block or character device */
+
+typedef struct sdio_ops {
+	const char	*o_name;
+	int		(*o_open)(sdio_dev_t *, const char *, int);
+	void		(*o_close)(sdio_dev_t *);
+	int		(*o_io)(sdio_dev_t *, void *, size_t, uint64_t, int);
+	int		(*o_flush)(sdio_dev_t *);
+} sdio_ops_t;
+
+/* o_open flags and o_io direction */
+#define	SDIO_OPEN_WRITE		0x1
+#define	SDIO_OPEN_DIRECT	0x2
+#define	SDIO_IO_READ		0
+#define	SDIO_IO_WRITE		1
+
+extern const sdio_ops_t sdio_sync_ops;
+extern const sdio_ops_t sdio_null_ops;
+
+typedef enum { PAT_SEQ, PAT_RAND } sdio_pattern_t;
+typedef enum { FLUSH_NONE, FLUSH_EACH } sdio_flush_t;
+typedef enum {
+	STOP_TIME, STOP_STABLE, STOP_IOS, STOP_ERROR
+} sdio_stop_t;
+
+typedef struct sdio_opts {
+	const sdio_ops_t *op_backend;
+	const char	*op_target;
+	int		op_write;	/* 1 write, 0 read */
+	sdio_pattern_t	op_pattern;
+	uint64_t	op_bs;
+	unsigned int	op_qd;
+	double		op_time_s;	/* 0: no time limit */
+	double		op_interval_s;	/* 0: no intervals */
+	uint64_t	op_offset;
+	uint64_t	op_region;	/* 0: the target's size - offset */
+	sdio_flush_t	op_flush;
+	int		op_direct;
+	uint64_t	op_seed;
+	int		op_fill;	/* -1: pseudo-random contents */
+	double		op_stable_rel;	/* 0: off */
+	unsigned int	op_min_intervals;
+	uint64_t	op_max_ios;	/* 0: no limit */
+	int		op_json;
+} sdio_opts_t;
+
+/* One recorded I/O error. */
+typedef struct sdio_err {
+	int		e_op;		/* SDIO_OP_* */
+	int		e_errno;
+	uint64_t	e_offset;
+} sdio_err_t;
+
+#define	SDIO_OP_READ	0
+#define	SDIO_OP_WRITE	1
+#define	SDIO_OP_FLUSH	2
+
+/* Finished statistics of one interval. */
+typedef struct sdio_ival {
+	uint64_t	iv_start_ns;
+	uint64_t	iv_end_ns;
+	uint64_t	iv_ios;
+	double		iv_mean;
+	double		iv_stddev;
+	uint64_t	iv_min;
+	uint64_t	iv_max;
+	uint64_t	iv_p50;
+	uint64_t	iv_p90;
+	uint64_t	iv_p99;
+} sdio_ival_t;
+
+/* What a run produced; rendered once at the end (sdio.c). */
+typedef struct sdio_result {
+	uint64_t	r_ios;
+	uint64_t	r_elapsed_ns;
+	double		r_mean;
+	double		r_stddev;
+	uint64_t	r_min;
+	uint64_t	r_max;
+	uint64_t	r_p50;
+	uint64_t	r_p90;
+	uint64_t	r_p99;
+	uint64_t	r_p99_9;
+	sdio_ival_t	*r_ivals;
+	uint64_t	r_nivals;
+	sdio_err_t	*r_errs;
+	unsigned int	r_nerrs;
+	sdio_stop_t	r_stopped;
+} sdio_result_t;
+
+extern int sdio_run(const sdio_opts_t *, sdio_dev_t *, sdio_result_t *,
+    char *, size_t);
+extern int sdio_selftest_hist(int, char **);
+extern int sdio_scsi_main(int, char **);
+
+/* Monotonic nanoseconds: one read per completed I/O. */
+static inline uint64_t
+sdio_now(void)
+{
+#ifdef __sun
+	return ((uint64_t)gethrtime());
+#else
+	struct timespec ts;
+
+	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
+#endif
+}
+
+#endif	/* _SDIO_H */

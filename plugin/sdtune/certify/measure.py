@@ -1,0 +1,116 @@
+"""One measured step: sdio's JSON report read into interval samples.
+
+The sdio JSON document (plugin/engine) has a `summary` and per-interval
+`intervals`; a verdict uses the intervals after the warm-up ones, as
+samples of per-I/O latency and of IOPS.  Also holds the same shape for
+results imported from vdbench or fio.  Pure.
+"""
+
+import json
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+from ..errors import ParseError
+from .stats import Sample
+
+
+@dataclass
+class Interval:
+    ios: int
+    iops: float
+    lat_mean_ns: float
+
+
+@dataclass
+class StepResult:
+    """What one step measured (one sdio run or one imported run)."""
+
+    name: str
+    bs: int
+    qd: int = 1
+    offset: int = 0
+    flush: str = "none"
+    pattern: str = "seq"
+    intervals: List[Interval] = field(default_factory=list)
+    iops: float = 0.0
+    lat_mean_ns: float = 0.0
+    lat_p99_ns: Optional[int] = None
+    ios: int = 0
+    elapsed_ns: int = 0
+    stopped: str = ""
+    # For imported data that has no intervals: a per-I/O summary.
+    lat_sd_ns: Optional[float] = None
+
+    def latency(self, warmup: int = 1) -> Sample:
+        """Per-I/O latency, as the sample of interval means."""
+        kept = [i.lat_mean_ns for i in self.intervals[warmup:] if i.ios]
+        if kept:
+            return Sample.of(kept)
+        if self.lat_sd_ns is not None and self.ios > 1:
+            return Sample(self.ios, self.lat_mean_ns, self.lat_sd_ns)
+        return Sample.of([self.lat_mean_ns] if self.ios else [])
+
+    def iops_sample(self, warmup: int = 1) -> Sample:
+        kept = [i.iops for i in self.intervals[warmup:] if i.ios]
+        return Sample.of(kept) if kept else Sample.of(
+            [self.iops] if self.ios else [])
+
+    def evidence(self, warmup: int = 1) -> dict:
+        lat = self.latency(warmup)
+        return {"bs": self.bs, "qd": self.qd, "offset": self.offset,
+                "flush": self.flush, "iops": round(self.iops, 1),
+                "lat_mean_ns": round(lat.mean, 1) if lat.n else None,
+                "lat_rel_se": round(lat.rel_se, 4) if lat.n > 1 else None,
+                "intervals_used": lat.n, "ios": self.ios,
+                "lat_p99_ns": self.lat_p99_ns}
+
+
+class IOFailure(Exception):
+    """sdio reported I/O errors: no verdict may come from this run."""
+
+    def __init__(self, errors: List[dict]) -> None:
+        self.errors = errors
+        first = errors[0]
+        super().__init__("%s error at offset %d: %s (errno %d)" % (
+            first.get("op", "I/O"), first.get("offset", -1),
+            first.get("error", "?"), first.get("errno", 0)))
+
+
+def parse_sdio(text: str, name: str) -> StepResult:
+    """Read sdio's JSON report; raise IOFailure when it reports errors.
+
+    Sample (abridged):
+
+        {"version": 1, "options": {"bs": 4096, "qd": 1, "offset": 0,
+         "flush": "none", "pattern": "seq", ...},
+         "summary": {"ios": 8000, "elapsed_ns": 2000000000, "iops": 4000.0,
+                     "lat_ns": {"mean": 250000.0, "p99": 400000, ...}},
+         "intervals": [{"index": 0, "ios": 1000, "iops": 4000.0,
+                        "lat_ns": {"mean": 250000.0, ...}}, ...],
+         "errors": [], "stopped": "stable"}
+    """
+    try:
+        doc = json.loads(text)
+    except ValueError as e:
+        raise ParseError("sdio", "json", str(e)) from e
+    try:
+        if doc.get("errors"):
+            raise IOFailure(doc["errors"])
+        opts, summary = doc["options"], doc["summary"]
+        result = StepResult(
+            name=name, bs=int(opts["bs"]), qd=int(opts["qd"]),
+            offset=int(opts["offset"]), flush=str(opts["flush"]),
+            pattern=str(opts["pattern"]),
+            iops=float(summary["iops"]), ios=int(summary["ios"]),
+            elapsed_ns=int(summary["elapsed_ns"]),
+            lat_mean_ns=float(summary["lat_ns"]["mean"]),
+            lat_p99_ns=summary["lat_ns"].get("p99"),
+            stopped=str(doc.get("stopped", "")))
+        for iv in doc["intervals"]:
+            result.intervals.append(Interval(int(iv["ios"]),
+                                             float(iv["iops"]),
+                                             float(iv["lat_ns"]["mean"])))
+    except (KeyError, TypeError, ValueError) as e:
+        raise ParseError("sdio", str(e).strip("'"), "missing or not a "
+                         "number in the JSON report") from e
+    return result

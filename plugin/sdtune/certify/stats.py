@@ -1,0 +1,111 @@
+"""Small statistics for certification verdicts: sample summaries of
+per-interval measurements and one-sided Welch tests of "A costs more than
+B by at least a factor".  Standard library only; pure.
+
+Why interval means: a drive's per-I/O latency is far from normal and
+autocorrelated (caches, garbage collection), but the mean over an
+interval of hundreds of I/Os is close to normal and close to independent
+of the next interval's mean, which is what the t-test needs.
+"""
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Summary of n observations (interval means, say)."""
+
+    n: int
+    mean: float
+    sd: float
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> "Sample":
+        n = len(values)
+        if n == 0:
+            return cls(0, float("nan"), float("nan"))
+        mean = math.fsum(values) / n
+        if n == 1:
+            return cls(1, mean, float("nan"))
+        var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+        return cls(n, mean, math.sqrt(var))
+
+    @property
+    def se(self) -> float:
+        """Standard error of the mean."""
+        return self.sd / math.sqrt(self.n) if self.n > 1 else float("inf")
+
+    @property
+    def rel_se(self) -> float:
+        return self.se / self.mean if self.mean else float("inf")
+
+
+def _betacf(a: float, b: float, x: float) -> float:
+    """Continued fraction of the regularized incomplete beta (Lentz)."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = tiny if abs(d) < tiny else d
+    d = 1.0 / d
+    h = d
+    for m in range(1, 300):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = tiny if abs(d) < tiny else d
+        c = 1.0 + aa / c
+        c = tiny if abs(c) < tiny else c
+        d = 1.0 / d
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = tiny if abs(d) < tiny else d
+        c = 1.0 + aa / c
+        c = tiny if abs(c) < tiny else c
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-12:
+            break
+    return h
+
+
+def betainc(a: float, b: float, x: float) -> float:
+    """Regularized incomplete beta I_x(a, b)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    lbeta = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+    front = math.exp(lbeta + a * math.log(x) + b * math.log(1.0 - x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * _betacf(a, b, x) / a
+    return 1.0 - front * _betacf(b, a, 1.0 - x) / b
+
+
+def t_cdf(t: float, df: float) -> float:
+    """P(T <= t) for Student's t with df degrees of freedom."""
+    if math.isinf(df):
+        return 0.5 * math.erfc(-t / math.sqrt(2.0))
+    x = df / (df + t * t)
+    tail = 0.5 * betainc(df / 2.0, 0.5, x)
+    return 1.0 - tail if t > 0 else tail
+
+
+def prob_greater(a: Sample, b: Sample, factor: float = 1.0) -> float:
+    """Confidence that mean(a) > factor * mean(b): one minus the p-value
+    of a one-sided Welch t-test.  0.5 when the data cannot tell."""
+    if a.n < 2 or b.n < 2:
+        return 0.5
+    mb = factor * b.mean
+    va, vb = a.se ** 2, (factor * b.se) ** 2
+    diff = a.mean - mb
+    if va + vb == 0.0:
+        return 1.0 if diff > 0 else 0.0 if diff < 0 else 0.5
+    t = diff / math.sqrt(va + vb)
+    # Welch-Satterthwaite degrees of freedom.
+    df = (va + vb) ** 2 / ((va ** 2 / (a.n - 1) if va else 0.0) +
+                           (vb ** 2 / (b.n - 1) if vb else 0.0))
+    return t_cdf(t, max(df, 1.0))
