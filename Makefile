@@ -11,12 +11,14 @@ PYTEST = PYTHONPATH=plugin $(PYTHON) -m pytest
 
 .PHONY: all check deps test lint demo bench fuzz clean
 
-all: check
+all: engine
+
+include plugin/engine/Makefile.inc
 
 deps:
 	@PYTHON=$(PYTHON) sh tests/deps.sh
 
-check: deps lint test
+check: deps engine lint test
 
 test:
 	$(PYTEST) -q tests
@@ -25,16 +27,20 @@ lint:
 	shellcheck -s ksh bin/sdtune
 	shellcheck -s sh tests/deps.sh tests/demo.sh .ci/run
 	$(PYTHON) tests/check_seams.py
+	$(PYTHON) -m pyflakes plugin tests
+	$(PYTHON) -m pycodestyle plugin tests
 
-demo:
+demo: engine
 	@PYTHON=$(PYTHON) sh tests/demo.sh
 
-bench:
+bench: engine
 	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_sdconf.py
+	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_sdio.py
 
 fuzz: deps
 	PYTHONPATH=plugin $(PYTHON) tests/fuzz/fuzz_sdconf.py $(FUZZ_INPUTS)
 
 clean:
+	rm -f $(ENGINE_BIN)
 	rm -rf .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -54,11 +54,14 @@ json_hex(FILE *f, const uint8_t *b, size_t n)
 	(void) putc('"', f);
 }
 
-/* Finite numbers only: JSON has no NaN or infinity. */
+/*
+ * A number with prec decimals.  Finite numbers only: JSON has no NaN or
+ * infinity, and none can arise from the engine's counts.
+ */
 void
-json_double(FILE *f, double d)
+json_double(FILE *f, double d, int prec)
 {
 	if (d != d || d > 1e300 || d < -1e300)
 		d = 0.0;
-	(void) fprintf(f, "%.3f", d);
+	(void) fprintf(f, "%.*f", prec, d);
 }

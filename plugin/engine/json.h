@@ -11,6 +11,6 @@
 
 extern void json_string(FILE *, const char *);
 extern void json_hex(FILE *, const uint8_t *, size_t);
-extern void json_double(FILE *, double);
+extern void json_double(FILE *, double, int);
 
 #endif	/* _SDIO_JSON_H */

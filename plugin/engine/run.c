@@ -67,6 +67,12 @@ typedef struct worker {
 	sdio_stop_t	w_why;
 	welford_t	w_acc;		/* the current interval */
 	hist_t		*w_hist;
+	/*
+	 * Workers sit side by side in one array and write w_acc and w_rng
+	 * on every I/O: keep two workers' fields off a shared cache line
+	 * (and its prefetched neighbour).
+	 */
+	char		w_pad[128];
 } worker_t;
 
 typedef struct run {
@@ -328,7 +334,7 @@ worker_main(void *arg)
 	hist_t *h = w->w_hist;
 	size_t bs = (size_t)o->op_bs;
 	uint64_t base = o->op_offset, nblocks = r->r_nblocks;
-	uint64_t quota = w->w_quota, blk = w->w_blk, start, end, off, lat;
+	uint64_t quota, blk = w->w_blk, rng = w->w_rng, start, end, off, lat;
 	int dir = o->op_write ? SDIO_IO_WRITE : SDIO_IO_READ;
 	int rnd = o->op_pattern == PAT_RAND;
 	int flush_each = o->op_write && o->op_flush == FLUSH_EACH;
@@ -339,6 +345,7 @@ worker_main(void *arg)
 		(void) pthread_cond_wait(&r->r_gate_cv, &r->r_lock);
 	w->w_last = r->r_t0;
 	w->w_check_at = r->r_t0;	/* first completion sets it right */
+	quota = w->w_quota;		/* zeroed when thread creation failed */
 	(void) pthread_mutex_unlock(&r->r_lock);
 
 	w->w_why = STOP_IOS;
@@ -346,9 +353,8 @@ worker_main(void *arg)
 		goto done;
 	start = sdio_now();
 	for (;;) {
-		if (rnd) {
-			blk = scale64(splitmix64(&w->w_rng), nblocks);
-		}
+		if (rnd)
+			blk = scale64(splitmix64(&rng), nblocks);
 		off = blk * bs + base;
 		if ((err = io(dev, buf, bs, off, dir)) != 0) {
 			record_error(w, dir == SDIO_IO_WRITE ? SDIO_OP_WRITE :
@@ -393,7 +399,7 @@ run_free(run_t *r)
 	unsigned int i;
 	uint64_t j;
 
-	for (i = 0; i < r->r_nw; i++) {
+	for (i = 0; r->r_w != NULL && i < r->r_nw; i++) {
 		free(r->r_w[i].w_buf);
 		hist_free(r->r_w[i].w_hist);
 	}
@@ -410,7 +416,7 @@ run_free(run_t *r)
 static void
 fill_buffer(uint8_t *b, size_t n, int fill, uint64_t seed)
 {
-	uint64_t s = seed ^ 0x5bd1e9955bd1e995ULL, x;
+	uint64_t s = seed ^ 0x5bd1e9955bd1e995ULL, x = 0;
 	size_t i;
 
 	if (fill >= 0) {
@@ -435,9 +441,10 @@ sdio_run(const sdio_opts_t *o, sdio_dev_t *d, sdio_result_t *res,
 {
 	run_t r;
 	worker_t *w;
+	sdio_ival_t *iv;
 	uint64_t time_ns, last, q, rem, j;
 	unsigned int i, started = 0;
-	int rc;
+	int rc = 0;
 
 	(void) memset(&r, 0, sizeof (r));
 	(void) memset(res, 0, sizeof (*res));
@@ -446,9 +453,10 @@ sdio_run(const sdio_opts_t *o, sdio_dev_t *d, sdio_result_t *res,
 	r.r_dev = d;
 	r.r_nblocks = o->op_region / o->op_bs;
 	r.r_nw = o->op_qd;
-	r.r_ival_ns = (uint64_t)(o->op_interval_s * 1e9);
+	/* Rounded, so that 0.3 s is 300000000 ns and not one less. */
+	r.r_ival_ns = (uint64_t)(o->op_interval_s * 1e9 + 0.5);
 	r.r_nmax = UINT64_MAX;
-	time_ns = (uint64_t)(o->op_time_s * 1e9);
+	time_ns = (uint64_t)(o->op_time_s * 1e9 + 0.5);
 	if (time_ns > 0 && r.r_ival_ns > 0)
 		r.r_nmax = (time_ns + r.r_ival_ns - 1) / r.r_ival_ns;
 	welford_reset(&r.r_sum_w);
@@ -483,8 +491,9 @@ sdio_run(const sdio_opts_t *o, sdio_dev_t *d, sdio_result_t *res,
 		rc = posix_memalign(&w->w_buf, 4096, (size_t)o->op_bs);
 		if (rc != 0 || w->w_hist == NULL) {
 			w->w_buf = rc != 0 ? NULL : w->w_buf;
-			(void) snprintf(msg, msglen, "cannot allocate a %llu-byte "
-			    "buffer: %s", (unsigned long long)o->op_bs,
+			(void) snprintf(msg, msglen, "cannot allocate a "
+			    "%llu-byte buffer: %s",
+			    (unsigned long long)o->op_bs,
 			    strerror(rc != 0 ? rc : ENOMEM));
 			free(r.r_errs);
 			run_free(&r);
@@ -551,11 +560,11 @@ sdio_run(const sdio_opts_t *o, sdio_dev_t *d, sdio_result_t *res,
 	    res->r_max);
 
 	/*
-	 * Intervals: every slot up to the last one with a completion; the
-	 * last is cut at the end of the run.  Without --interval, none.
+	 * Intervals: every slot up to the last one with a completion.  The
+	 * last one ends at the last completion, which lies in it.  Without
+	 * --interval, none are listed.
 	 */
-	while (r.r_niv > 0 && r.r_iv[r.r_niv - 1].is_w.w_n == 0 &&
-	    r.r_niv - 1 >= r.r_complete)
+	while (r.r_niv > 0 && r.r_iv[r.r_niv - 1].is_w.w_n == 0)
 		r.r_niv--;
 	for (j = r.r_complete; j < r.r_niv; j++)
 		slot_finish(&r, j);
@@ -570,14 +579,9 @@ sdio_run(const sdio_opts_t *o, sdio_dev_t *d, sdio_result_t *res,
 		for (j = 0; j < r.r_niv; j++)
 			res->r_ivals[j] = r.r_iv[j].is_out;
 		res->r_nivals = r.r_niv;
-		if (res->r_ivals[j - 1].iv_end_ns > res->r_elapsed_ns ||
-		    r.r_nmax == r.r_niv || r.r_stable || r.r_nerrs > 0 ||
-		    o->op_max_ios > 0)
-			res->r_ivals[j - 1].iv_end_ns = res->r_elapsed_ns;
-		if (res->r_ivals[j - 1].iv_end_ns <
-		    res->r_ivals[j - 1].iv_start_ns)
-			res->r_ivals[j - 1].iv_end_ns =
-			    res->r_ivals[j - 1].iv_start_ns;
+		iv = &res->r_ivals[r.r_niv - 1];
+		iv->iv_end_ns = res->r_elapsed_ns > iv->iv_start_ns ?
+		    res->r_elapsed_ns : iv->iv_start_ns;
 	}
 
 	res->r_threads = calloc(r.r_nw, sizeof (uint64_t));

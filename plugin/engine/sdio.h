@@ -127,6 +127,8 @@ typedef struct sdio_result {
 	uint64_t	r_p99_9;
 	sdio_ival_t	*r_ivals;
 	uint64_t	r_nivals;
+	uint64_t	*r_threads;	/* I/Os per worker thread */
+	unsigned int	r_nthreads;
 	sdio_err_t	*r_errs;
 	unsigned int	r_nerrs;
 	sdio_stop_t	r_stopped;

@@ -34,8 +34,8 @@ def drive_steps(native, rmw_us=900.0, noise=0.03, seed=1):
         partial = (offset % native != 0) + ((offset + bs) % native != 0)
         if pages == 1 and partial == 2:
             partial = 1
-        return 100 + bs / 1024 * 10 + 150 * pages + rmw_us * min(partial,
-                                                                pages)
+        rmw = rmw_us * min(partial, pages)
+        return 100 + bs / 1024 * 10 + 150 * pages + rmw
     out = [step("size-%d" % bs, bs, cost(bs), noise, rng=rng)
            for bs in SIZES]
     out.append(step("size-4096-misaligned", 4096, cost(4096, 512), noise,

@@ -110,6 +110,10 @@ def parse_sdio(text: str, name: str) -> StepResult:
             result.intervals.append(Interval(int(iv["ios"]),
                                              float(iv["iops"]),
                                              float(iv["lat_ns"]["mean"])))
+        # The last interval ends at the last completion: after an early
+        # stop it is partial, so it is not a sample like the others.
+        if result.stopped != "time" and len(result.intervals) > 2:
+            result.intervals.pop()
     except (KeyError, TypeError, ValueError) as e:
         raise ParseError("sdio", str(e).strip("'"), "missing or not a "
                          "number in the JSON report") from e
