@@ -35,6 +35,7 @@ demo: engine
 
 bench: engine
 	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_sdconf.py
+	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_inventory.py
 	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_sdio.py
 
 fuzz: deps

@@ -232,7 +232,10 @@ def _reasons(name: str, src: _Sources, dm, dmd,
     elif dmd is None:
         add("in-use state unknown: not found by libdiskmgt")
     elif dmd.error:
-        add("in-use state unknown: %s" % dmd.error)
+        # libdiskmgt may fail the same way on every slice: say it once.
+        errors = dmd.error.split("; ")
+        more = " (and %d more)" % (len(errors) - 1) if len(errors) > 1 else ""
+        add("in-use state unknown: %s%s" % (errors[0], more))
     else:
         for use in dmd.inuse:
             kind, detail = libdiskmgt.parse_inuse_message(use.message)
