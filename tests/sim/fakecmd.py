@@ -1,0 +1,82 @@
+"""Entry point of the simulated appliance's commands.
+
+DIR/bin/<cmd> is a two-line shell script that runs
+``python3 fakecmd.py --state DIR --argv0 "$0" <cmd> "$@"``: everything
+the fake needs comes from the absolute state directory, never from the
+environment or the working directory (sdtune runs commands with a fixed
+environment, cwd /).  This module loads DIR/state.json, dispatches to the
+command's module, prints its output byte for byte and exits with its
+status.  Commands that change the kernel (update_drv) save the state.
+"""
+
+import os
+import sys
+
+if __name__ == "__main__" and not __package__:
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
+    import tests.sim  # noqa: F401
+    __package__ = "tests.sim"
+
+from . import kernel  # noqa: E402
+
+COMMANDS = ("mdb", "diskinfo", "iostat", "zpool", "zdb", "update_drv",
+            "devfsadm")
+
+
+def run(state_dir: str, argv0: str, cmd: str, args, stdin):
+    """(stdout, stderr, status) of one fake command."""
+    state = kernel.load(state_dir)
+    if cmd == "mdb":
+        from . import mdb
+        return mdb.main(state, args, stdin)
+    if cmd == "diskinfo":
+        from . import diskinfo
+        return diskinfo.main(state, argv0, args)
+    if cmd == "iostat":
+        from . import iostat
+        return iostat.main(state, argv0, args)
+    if cmd == "zpool":
+        from . import zfs
+        return zfs.zpool_main(state, args)
+    if cmd == "zdb":
+        from . import zfs
+        return zfs.zdb_main(state, argv0, args)
+    if cmd == "update_drv":
+        from . import drv
+        result = drv.update_drv(state, args)
+        kernel.save(state)
+        return result
+    if cmd == "devfsadm":
+        from . import drv
+        return drv.devfsadm(state, args)
+    return "", "fakecmd: unknown command %s\n" % cmd, 127
+
+
+def main(argv) -> int:
+    state_dir = argv0 = None
+    i = 0
+    while i < len(argv) and argv[i].startswith("--"):
+        if argv[i] == "--state":
+            state_dir = argv[i + 1]
+        elif argv[i] == "--argv0":
+            argv0 = argv[i + 1]
+        else:
+            break
+        i += 2
+    if state_dir is None or i >= len(argv) or argv[i] not in COMMANDS:
+        sys.stderr.write("usage: fakecmd.py --state DIR [--argv0 NAME] "
+                         "CMD [ARG...]\n")
+        return 127
+    cmd = argv[i]
+    out, err, status = run(state_dir, argv0 or cmd, cmd, argv[i + 1:],
+                           sys.stdin)
+    sys.stdout.buffer.write(out.encode("latin-1", "replace"))
+    sys.stdout.flush()
+    sys.stderr.buffer.write(err.encode("latin-1", "replace"))
+    sys.stderr.flush()
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,320 @@
+"""Read and complete a scenario file: the simulated appliance's hardware,
+pools and file systems (see tests/sim/README.md for the schema).
+
+normalize() checks every field, pads the INQUIRY strings exactly, splits
+the ATA model the way the SATA framework does for the devinfo
+properties, and fills in the defaults, so that the rest of the simulator
+works on complete records.  Runs no commands.
+"""
+
+import json
+import re
+from typing import Dict, List, Optional
+
+FLAVOURS = ("nexenta", "upstream")
+_DISK_KEYS = {
+    "name", "instance", "phys_path", "dtype", "ctype", "interconnect",
+    "vid", "pid", "rev", "ata_model", "vendor_id", "product_id", "serial",
+    "logical_block", "blocks", "size_bytes", "lbppbe", "rc16_fails",
+    "rotation_rate", "nv_sup", "wce", "tagged_queueing",
+    "untagged_queueing", "removable", "hotpluggable", "busy",
+    "device_file", "location", "faulty", "locate", "devid", "inq_vendor",
+    "present", "thin", "inuse_unknown", "node_type"}
+_POOL_KEYS = {"name", "guid", "txg", "version", "state", "hostid",
+              "hostname", "scan", "exported", "vdevs", "logs", "cache",
+              "spares", "errata", "comment"}
+_TOP_KEYS = {"name", "description", "flavour", "hostname", "hostid",
+             "sd_conf", "disks", "pools", "swap", "dump", "mounts",
+             "vfstab", "uid"}
+_VDEV_TYPES = ("disk", "mirror", "raidz", "raidz1", "raidz2", "raidz3")
+_NAME_RE = re.compile(r"^c\d+(t[0-9A-Fa-f]+)?d\d+$")
+_SLICE_RE = re.compile(r"^(c\d+(?:t[0-9A-Fa-f]+)?d\d+)(s\d+|p\d+)?$")
+
+
+class ScenarioError(ValueError):
+    """A scenario that the simulator cannot build."""
+
+
+def load(source) -> Dict:
+    """A scenario from a dict or a JSON file path, normalised."""
+    if isinstance(source, dict):
+        raw = json.loads(json.dumps(source))
+    else:
+        with open(source, encoding="utf-8") as f:
+            raw = json.load(f)
+    return normalize(raw)
+
+
+def _pad(value: str, width: int, what: str) -> str:
+    if len(value) > width:
+        raise ScenarioError("%s %r is longer than %d bytes"
+                            % (what, value, width))
+    return value + " " * (width - len(value))
+
+
+def split_model(model: str):
+    """sata_split_model(): (vendor or None, product) of an ATA model."""
+    model = model.rstrip(" \t\0")
+    for i, c in enumerate(model):
+        if c in " \t":
+            if i <= 8:
+                return model[:i], model[i + 1:]
+            break
+    return None, model
+
+
+def base_name(device: str) -> str:
+    """cXtYdZ of a disk or slice name."""
+    m = _SLICE_RE.match(device)
+    if not m:
+        raise ScenarioError("bad device name %r" % device)
+    return m.group(1)
+
+
+def _disk(raw: Dict) -> Dict:
+    unknown = set(raw) - _DISK_KEYS
+    if unknown:
+        raise ScenarioError("disk %s: unknown keys %s"
+                            % (raw.get("name"), sorted(unknown)))
+    d = dict(raw)
+    name = d.get("name")
+    if not isinstance(name, str) or not _NAME_RE.match(name):
+        raise ScenarioError("disk name %r is not cXtYdZ" % name)
+    if not isinstance(d.get("instance"), int) or d["instance"] < 0:
+        raise ScenarioError("disk %s: instance must be an int" % name)
+    if not isinstance(d.get("phys_path"), str) or \
+            not d["phys_path"].startswith("/"):
+        raise ScenarioError("disk %s: phys_path must be absolute" % name)
+    d.setdefault("dtype", "disk")
+    if d["dtype"] not in ("disk", "cdrom"):
+        raise ScenarioError("disk %s: dtype must be disk or cdrom" % name)
+    d.setdefault("ctype", "scsi")
+    d.setdefault("interconnect",
+                 "sata" if d["ctype"] == "sata" else "sas")
+    if d["interconnect"] not in ("parallel", "fabric", "fibre", "ssa",
+                                 "sata", "sas"):
+        raise ScenarioError("disk %s: bad interconnect" % name)
+    model = d.get("ata_model")
+    if "vid" not in d:
+        if model is None:
+            raise ScenarioError("disk %s: vid or ata_model required" % name)
+        d["vid"] = "ATA"
+    if "pid" not in d:
+        if model is None:
+            raise ScenarioError("disk %s: pid or ata_model required" % name)
+        d["pid"] = model[:16]
+    d.setdefault("rev", "")
+    d["vid"] = _pad(d["vid"], 8, "vid")
+    d["pid"] = _pad(d["pid"], 16, "pid")
+    d["rev"] = _pad(d["rev"], 4, "rev")
+    d["inq_vendor"] = d.get("inq_vendor", "")
+    if model is not None:
+        vendor, product = split_model(model)
+        d.setdefault("vendor_id", vendor if vendor is not None
+                     else d["vid"].rstrip(" \0"))
+        d.setdefault("product_id", product)
+    else:
+        d.setdefault("vendor_id", d["vid"].rstrip(" \0"))
+        d.setdefault("product_id", d["pid"].rstrip(" \0"))
+    d.setdefault("serial", "")
+    d.setdefault("logical_block", 512)
+    lb = d["logical_block"]
+    if not isinstance(lb, int) or lb < 512 or lb & (lb - 1):
+        raise ScenarioError("disk %s: bad logical_block" % name)
+    if "blocks" not in d:
+        if "size_bytes" in d:
+            d["blocks"] = d["size_bytes"] // lb
+        elif d["dtype"] == "cdrom":
+            d["blocks"] = 0
+        else:
+            raise ScenarioError("disk %s: blocks required" % name)
+    d.pop("size_bytes", None)
+    d["rc16"] = None if d.pop("rc16_fails", False) else d.pop("lbppbe", 0)
+    d.pop("lbppbe", None)
+    if d["rc16"] is not None and not 0 <= d["rc16"] <= 15:
+        raise ScenarioError("disk %s: lbppbe is a 4-bit field" % name)
+    d.setdefault("rotation_rate", None)
+    d.setdefault("nv_sup", None)
+    d.setdefault("wce", True)
+    d.setdefault("tagged_queueing", True)
+    d.setdefault("untagged_queueing", True)
+    d.setdefault("removable", False)
+    d.setdefault("hotpluggable", d["ctype"] == "sata")
+    d.setdefault("busy", None)
+    d.setdefault("device_file", None)
+    d.setdefault("location", None)
+    d.setdefault("faulty", None)
+    d.setdefault("locate", None)
+    d.setdefault("present", True)
+    d.setdefault("thin", False)
+    d.setdefault("inuse_unknown", None)
+    if d["inuse_unknown"] is True:
+        d["inuse_unknown"] = 5
+    if "devid" not in d:
+        m = re.search(r"@g([0-9a-f]{16,32})", d["phys_path"])
+        if m:
+            d["devid"] = "id1,sd@n" + m.group(1)
+        else:
+            model_s = (model or d["vid"].strip() + " " + d["pid"].strip())
+            d["devid"] = "id1,sd@S%s_____%s" % (
+                re.sub(r"\s+", "_", model_s.strip()), d["serial"])
+    if "node_type" not in d:
+        if d["dtype"] == "cdrom":
+            d["node_type"] = "ddi_block:cdrom"
+        elif re.match(r"^c\d+t[0-9A-F]{8,}d\d+$", name):
+            d["node_type"] = "ddi_block:channel"
+        else:
+            d["node_type"] = "ddi_block"
+    return d
+
+
+def _vdev(raw, where: str) -> Dict:
+    if isinstance(raw, str):
+        raw = {"type": "disk", "disks": [raw]}
+    v = dict(raw)
+    if "disk" in v:
+        v["disks"] = [v.pop("disk")]
+    v.setdefault("type", "disk" if len(v.get("disks", [])) == 1
+                 else "mirror")
+    if v["type"] not in _VDEV_TYPES:
+        raise ScenarioError("%s: bad vdev type %r" % (where, v["type"]))
+    if v["type"] == "raidz":
+        v["type"] = "raidz1"
+    if not v.get("disks"):
+        raise ScenarioError("%s: vdev without disks" % where)
+    if v["type"] == "disk" and len(v["disks"]) != 1:
+        raise ScenarioError("%s: a disk vdev has one disk" % where)
+    v.setdefault("ashift", None)
+    v.setdefault("id", None)
+    return v
+
+
+def _pool(raw: Dict) -> Dict:
+    unknown = set(raw) - _POOL_KEYS
+    if unknown:
+        raise ScenarioError("pool %s: unknown keys %s"
+                            % (raw.get("name"), sorted(unknown)))
+    p = dict(raw)
+    if not isinstance(p.get("name"), str) or not p["name"]:
+        raise ScenarioError("pool without a name")
+    where = "pool " + p["name"]
+    p["vdevs"] = [_vdev(v, where) for v in p.get("vdevs", [])]
+    p["logs"] = [_vdev(v, where) for v in p.get("logs", [])]
+    if not p["vdevs"]:
+        raise ScenarioError("%s: no vdevs" % where)
+    p["cache"] = list(p.get("cache", []))
+    p["spares"] = list(p.get("spares", []))
+    p.setdefault("exported", False)
+    p.setdefault("version", 5000)
+    p.setdefault("state", "ONLINE")
+    p.setdefault("scan", "none requested")
+    p.setdefault("txg", 2916407)
+    p.setdefault("errata", 0)
+    p.setdefault("comment", None)
+    return p
+
+
+def normalize(raw: Dict) -> Dict:
+    """The scenario with every default filled in; ScenarioError if not
+    buildable."""
+    unknown = set(raw) - _TOP_KEYS
+    if unknown:
+        raise ScenarioError("unknown top-level keys %s" % sorted(unknown))
+    s = dict(raw)
+    s.setdefault("name", "unnamed")
+    s.setdefault("description", "")
+    s.setdefault("flavour", "nexenta")
+    if s["flavour"] not in FLAVOURS:
+        raise ScenarioError("flavour must be nexenta or upstream")
+    s.setdefault("hostname", "nexenta01" if s["flavour"] == "nexenta"
+                 else "illumos01")
+    s.setdefault("hostid", 1395523420)
+    s.setdefault("uid", 0)
+    conf = s.get("sd_conf", s["flavour"])
+    if isinstance(conf, str):
+        conf = {"shape": conf}
+    if not isinstance(conf, dict) or \
+            not ({"shape", "text"} & set(conf)) or \
+            set(conf) - {"shape", "text", "pairs"}:
+        raise ScenarioError("sd_conf: a shape name, or {shape, pairs} "
+                            "or {text}")
+    if "shape" in conf and conf["shape"] not in FLAVOURS:
+        raise ScenarioError("sd_conf shape must be nexenta or upstream")
+    conf.setdefault("pairs", [])
+    s["sd_conf"] = conf
+    s["disks"] = [_disk(d) for d in s.get("disks", [])]
+    names = [d["name"] for d in s["disks"]]
+    if len(set(names)) != len(names):
+        raise ScenarioError("duplicate disk names")
+    insts = [d["instance"] for d in s["disks"]]
+    if len(set(insts)) != len(insts):
+        raise ScenarioError("duplicate instance numbers")
+    s["pools"] = [_pool(p) for p in s.get("pools", [])]
+    known = set(names)
+    for p in s["pools"]:
+        for v in p["vdevs"] + p["logs"]:
+            for dev in v["disks"]:
+                _check_dev(dev, known, "pool " + p["name"])
+        for dev in p["cache"] + p["spares"]:
+            _check_dev(dev, known, "pool " + p["name"])
+    s["swap"] = list(s.get("swap", []))
+    s["dump"] = s.get("dump")
+    s["mounts"] = [dict(m) for m in s.get("mounts", [])]
+    s["vfstab"] = [dict(m) for m in s.get("vfstab", [])]
+    for dev in s["swap"] + ([s["dump"]] if s["dump"] else []):
+        _check_dev(dev, known, "swap/dump")
+    for m in s["mounts"] + s["vfstab"]:
+        if not {"device", "mountpoint"} <= set(m):
+            raise ScenarioError("mount entries need device and mountpoint")
+        m.setdefault("fstype", "ufs")
+        _check_dev(m["device"], known, "mount " + m["mountpoint"])
+    return s
+
+
+def _check_dev(dev: str, known, where: str) -> None:
+    if base_name(dev) not in known:
+        raise ScenarioError("%s: unknown disk %s" % (where, dev))
+
+
+def disk_by_name(scenario: Dict, name: str) -> Optional[Dict]:
+    for d in scenario["disks"]:
+        if d["name"] == name:
+            return d
+    return None
+
+
+def pool_roles(scenario: Dict) -> Dict[str, List[Dict]]:
+    """For every disk, its roles in pools: dicts with kind (pool, log,
+    l2cache, spare, exported_pool), pool, device (as named in the pool),
+    top (index of the top-level vdev or None)."""
+    roles: Dict[str, List[Dict]] = {}
+
+    def add(dev: str, **kw) -> None:
+        roles.setdefault(base_name(dev), []).append(dict(device=dev, **kw))
+
+    for p in scenario["pools"]:
+        tops = top_level_vdevs(p)
+        for index, (v, is_log) in enumerate(tops):
+            for dev in v["disks"]:
+                if p["exported"]:
+                    kind = "exported_pool"
+                else:
+                    kind = "log" if is_log else "pool"
+                add(dev, kind=kind, pool=p["name"], top=index)
+        for dev in p["cache"]:
+            add(dev, kind="exported_pool" if p["exported"] else "l2cache",
+                pool=p["name"], top=None)
+        for dev in p["spares"]:
+            add(dev, kind="exported_pool" if p["exported"] else "spare",
+                pool=p["name"], top=None)
+    return roles
+
+
+def top_level_vdevs(pool: Dict) -> List:
+    """(vdev, is_log) in the order of the root's children: data vdevs,
+    then logs, unless the scenario gives ids."""
+    tops = [(v, False) for v in pool["vdevs"]] + \
+        [(v, True) for v in pool["logs"]]
+    if any(v["id"] is not None for v, _ in tops):
+        tops.sort(key=lambda t: (t[0]["id"] is None, t[0]["id"] or 0))
+    return tops

@@ -1,0 +1,91 @@
+"""Helpers for the simulator's own tests (tests/unit/test_sim_*.py): the
+facts document's example host as scenario dicts, and a way to run a fake
+command in-process (fast) or through its DIR/bin wrapper (end to end).
+"""
+
+import copy
+from typing import Dict, Iterable, List, Optional, Tuple
+
+from . import fakecmd
+
+HGST_6F8D = {
+    "name": "c0t5000CCA0496E6F8Dd0", "instance": 0,
+    "phys_path": "/scsi_vhci/disk@g5000cca0496e6f8d",
+    "vid": "HGST", "pid": "HUS724040ALS640", "rev": "A1C4",
+    "serial": "P4GB6YEX", "blocks": 7814037168, "rotation_rate": 7200,
+    "nv_sup": False,
+    "location": {"chassis": 0, "slot": 0, "label": "Slot 00"}}
+INTEL = {
+    "name": "c0t55CD2E404C0D8D0Ed0", "instance": 1,
+    "phys_path": "/scsi_vhci/disk@g55cd2e404c0d8d0e",
+    "ata_model": "INTEL SSDSC2BA400G3", "rev": "0270",
+    "serial": "BTTV5095012Z400HGN", "blocks": 781422768,
+    "rotation_rate": 1, "nv_sup": False,
+    "location": {"chassis": 0, "slot": 1, "label": "Slot 01"}}
+SAMSUNG_AHCI = {
+    "name": "c1t0d0", "instance": 2,
+    "phys_path": "/pci@0,0/pci15d9,805@1f,2/disk@0,0", "ctype": "sata",
+    "ata_model": "SAMSUNG MZ7LM480HCHP-00003", "rev": "403Q",
+    "serial": "S2UJNX0J101234", "blocks": 937703088,
+    "rotation_rate": 1, "nv_sup": False}
+INTEL_KEY = "ATA     INTEL SSDSC2BA40"
+
+
+def hgst(wwn_tail: str, instance: int) -> Dict:
+    """Another HUS724040ALS640 like the facts' sd0, WWN ...6E<tail>."""
+    d = copy.deepcopy(HGST_6F8D)
+    d["name"] = "c0t5000CCA0496E%sd0" % wwn_tail
+    d["phys_path"] = "/scsi_vhci/disk@g5000cca0496e%s" % wwn_tail.lower()
+    d["serial"] = "P4GB%s" % wwn_tail
+    d["instance"] = instance
+    d.pop("location")
+    return d
+
+
+def facts_host(disks: Optional[Iterable[Dict]] = None,
+               pairs: Iterable = (), pools: Iterable[Dict] = (),
+               flavour: str = "nexenta", text: Optional[str] = None,
+               **extra) -> Dict:
+    """The facts' 3-disk host (sd0 SAS HDD, sd1 SATA Intel behind
+    mpt_sas, sd2 SATA Samsung on AHCI), or other disks, as a scenario."""
+    if disks is None:
+        disks = [HGST_6F8D, INTEL, SAMSUNG_AHCI]
+    conf = {"text": text} if text is not None else \
+        {"shape": flavour, "pairs": [list(p) for p in pairs]}
+    s = {"name": "facts-host", "flavour": flavour,
+         "hostname": "nexenta01", "hostid": 1395523420,
+         "disks": copy.deepcopy(list(disks)), "sd_conf": conf,
+         "pools": copy.deepcopy(list(pools))}
+    s.update(extra)
+    return s
+
+
+def run(app, cmd: str, *args: str, stdin: str = "") -> Tuple[str, str, int]:
+    """A fake command in-process: (stdout, stderr, status)."""
+    import io
+    return fakecmd.run(app.dir, "/usr/sbin/" + cmd, cmd, list(args),
+                       io.StringIO(stdin))
+
+
+def mdb(app, text: str) -> Tuple[str, str, int]:
+    return run(app, "mdb", "-k", stdin=text)
+
+
+def unit_fields(app, name: str) -> Dict:
+    """The attach fields of one disk's unit, from the kernel state."""
+    for u in app.state()["units"].values():
+        if u["disk"] == name:
+            return u["fields"]
+    raise KeyError(name)
+
+
+def print_members(app, instance: int, members: List[str]) -> Dict[str, str]:
+    """``*sd_state::softstate 0tN | ::print struct sd_lun ...`` parsed."""
+    out, err, _ = mdb(app, "*sd_state::softstate 0t%d | ::print struct "
+                      "sd_lun %s\n" % (instance, " ".join(members)))
+    assert not err, err
+    result = {}
+    for line in out.splitlines():
+        name, _, value = line.partition(" = ")
+        result[name] = value
+    return result
