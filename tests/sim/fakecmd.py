@@ -15,7 +15,9 @@ import sys
 if __name__ == "__main__" and not __package__:
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.abspath(__file__)))))
-    import tests.sim  # noqa: F401
+    # Run as a script: make the package importable for the relative
+    # imports below.
+    __import__("tests.sim")
     __package__ = "tests.sim"
 
 from . import kernel  # noqa: E402
