@@ -83,6 +83,39 @@ def build_parser() -> argparse.ArgumentParser:
     results.add_argument("-H", dest="scripted", action="store_true")
     results.add_argument("-o", dest="output", choices=("json",))
 
+    def allow_flags(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--allow-ashift-mismatch", action="store_true",
+                       help="propose physical-block-size even for models "
+                       "in or spare for ashift=9 vdevs")
+        p.add_argument("--allow-no-nv-evidence", action="store_true",
+                       help="propose cache-nonvolatile from flush timing "
+                       "without the drive's NV_SUP")
+
+    plan = sub.add_parser("plan", help="proposed sd-config-list changes, "
+                          "with the reason for each")
+    plan.add_argument("-o", dest="plan_file", metavar="FILE",
+                      help="also write the plan for `apply FILE`")
+    allow_flags(plan)
+    apply_ = sub.add_parser("apply", help="apply a plan as one transaction: "
+                            "lock, back up, atomic write, update_drv, verify")
+    apply_.add_argument("plan_file", nargs="?", metavar="PLAN")
+    apply_.add_argument("--yes", action="store_true",
+                        help="apply without asking (else a dry run unless "
+                        "on a terminal)")
+    allow_flags(apply_)
+    verify = sub.add_parser("verify", help="per disk: applied, pending "
+                            "reboot, not matched or ignored by sd")
+    verify.add_argument("-H", dest="scripted", action="store_true")
+    verify.add_argument("-o", dest="output", choices=("json",))
+    history = sub.add_parser("history", help="the journal of changes")
+    history.add_argument("-H", dest="scripted", action="store_true")
+    history.add_argument("-o", dest="output", choices=("json",))
+    rollback = sub.add_parser("rollback", help="restore the sd.conf of "
+                              "before a journal entry, as a transaction")
+    rollback.add_argument("entry", nargs="?", metavar="ID")
+    rollback.add_argument("--last", action="store_true")
+    rollback.add_argument("--yes", action="store_true")
+
     sdconf = sub.add_parser("sdconf", help="offline sd.conf tools")
     sdconf.add_argument("--flavour", choices=FLAVOURS,
                         help="kernel rules to model (default from config)")
@@ -138,7 +171,7 @@ def _split_key(args: argparse.Namespace) -> List[str]:
 
 
 def _flavour(args: argparse.Namespace, cfg: Config) -> str:
-    if args.flavour:
+    if getattr(args, "flavour", None):
         return args.flavour
     value = cfg.sections.get("sdconf", {}).get("flavour", "nexenta")
     if value not in FLAVOURS:
@@ -169,6 +202,44 @@ def _run_sdconf(args: argparse.Namespace, host: Host, cfg: Config,
                             args.write, out)
     return tool.cmd_unset(host, args.file, args.key, words, flavour,
                           args.write, out)
+
+
+def tune_context(host: Host, cfg: Config, flavour: str):
+    from .tune.commands import Context, parse_generations
+    generations = parse_generations(
+        cfg.sections.get("journal", {}).get("generations", "10"),
+        cfg.source_files[-1])
+    return Context(host, cfg.paths.get("sd_conf", "/kernel/drv/sd.conf"),
+                   cfg.paths.get("state_dir", "/var/sdtune"), flavour,
+                   generations,
+                   cfg.sections.get("data", {}).get("known_drives"))
+
+
+def _run_tune(args: argparse.Namespace, host: Host, cfg: Config,
+              out: TextIO) -> int:
+    from .tune import commands as tc
+    from .tune.plan import Options
+    from .tune.verify import cmd_verify
+    ctx = tune_context(host, cfg, _flavour(args, cfg))
+    tc.recover_if_needed(ctx, sys.stderr)
+    tty = sys.stdin.isatty() and out.isatty()
+    if args.command in ("plan", "apply"):
+        options = Options(args.allow_ashift_mismatch,
+                          args.allow_no_nv_evidence)
+        if args.command == "plan":
+            return tc.cmd_plan(ctx, options, out, args.plan_file)
+        return tc.cmd_apply(ctx, args.plan_file, args.yes, tty, out,
+                            options)
+    if args.command == "verify":
+        return cmd_verify(host, ctx.sd_conf, ctx.flavour, out,
+                          args.output == "json", args.scripted)
+    if args.command == "history":
+        return tc.cmd_history(ctx, out, args.output == "json",
+                              args.scripted)
+    if (args.entry is None) == (not args.last):
+        raise SdtuneError("rollback", args.entry or "--last", "give a "
+                          "journal ID or --last", EXIT_USAGE)
+    return tc.cmd_rollback(ctx, args.entry, args.last, args.yes, tty, out)
 
 
 def _run_certify(args: argparse.Namespace, host: Host, cfg: Config,
@@ -223,6 +294,9 @@ def _main(argv: Optional[List[str]], out: TextIO,
         host = host_factory(args.root, cfg)
         if args.command == "sdconf":
             return _run_sdconf(args, host, cfg, out)
+        if args.command in ("plan", "apply", "verify", "history",
+                            "rollback"):
+            return _run_tune(args, host, cfg, out)
         if args.command in ("certify", "results", "infer"):
             return _run_certify(args, host, cfg, out)
         if args.command == "disks":

@@ -17,6 +17,7 @@ import ctypes
 import errno
 import fcntl
 import os
+import pwd
 import secrets
 import stat as statmod
 import subprocess
@@ -85,6 +86,18 @@ class Host(abc.ABC):
             timeout_s: Optional[float] = None,
             stdin: Optional[bytes] = None) -> CommandResult:
         """Run allow-listed command ``name`` with arguments ``args``."""
+
+    @abc.abstractmethod
+    def user(self) -> str:
+        """Who runs sdtune (for the journal)."""
+
+    @abc.abstractmethod
+    def is_root(self) -> bool:
+        """Whether sdtune runs with root privileges."""
+
+    @abc.abstractmethod
+    def can_run(self, name: str) -> bool:
+        """Whether allow-listed command ``name`` exists and is executable."""
 
     @abc.abstractmethod
     def readlink(self, path: str) -> str:
@@ -317,6 +330,23 @@ class RealHost(Host):
             stdout=proc.stdout.decode("utf-8", errors="replace"),
             stderr=proc.stderr.decode("utf-8", errors="replace"),
             elapsed_ns=time.monotonic_ns() - start)
+
+    def user(self) -> str:
+        name = os.environ.get("SUDO_USER") or os.environ.get("LOGNAME")
+        if name:
+            return name
+        try:
+            return pwd.getpwuid(os.geteuid()).pw_name
+        except KeyError:
+            return str(os.geteuid())
+
+    def is_root(self) -> bool:
+        return os.geteuid() == 0
+
+    def can_run(self, name: str) -> bool:
+        path = self.commands.get(name)
+        return bool(path) and os.path.isabs(path) and \
+            os.access(path, os.X_OK) and os.path.isfile(path)
 
     def readlink(self, path: str) -> str:
         try:

@@ -43,7 +43,7 @@ SCENARIO_DIR = os.path.join(SIM_DIR, "scenarios")
 FAKECMD = os.path.join(SIM_DIR, "fakecmd.py")
 COMMANDS = {"mdb": "mdb", "diskinfo": "diskinfo", "iostat": "iostat",
             "zpool": "zpool", "zdb": "zdb", "update_drv": "update_drv",
-            "devfsadm": "devfsadm"}
+            "devfsadm": "devfsadm", "sdio": "sdio"}
 FIXED_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"}
 _OWNED = ("root", "bin", "lib", "state.json", "diskmgt.tsv",
           "sdtune.conf")

@@ -23,7 +23,7 @@ if __name__ == "__main__" and not __package__:
 from . import kernel  # noqa: E402
 
 COMMANDS = ("mdb", "diskinfo", "iostat", "zpool", "zdb", "update_drv",
-            "devfsadm")
+            "devfsadm", "sdio")
 
 
 def run(state_dir: str, argv0: str, cmd: str, args, stdin):
@@ -52,6 +52,9 @@ def run(state_dir: str, argv0: str, cmd: str, args, stdin):
     if cmd == "devfsadm":
         from . import drv
         return drv.devfsadm(state, args)
+    if cmd == "sdio":
+        from . import sdio
+        return sdio.main(state, args)
     return "", "fakecmd: unknown command %s\n" % cmd, 127
 
 

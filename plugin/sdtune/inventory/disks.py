@@ -52,6 +52,10 @@ class Disk:
     vdev_ashift: Optional[int]
     sd: SdValues
     kernel_flavour: Optional[str] = None
+    # Every integer un_* member mdb showed (for verify), and the full ATA
+    # model for SATA disks (for the known-drives table).
+    kernel_values: Dict[str, int] = field(default_factory=dict)
+    ata_model: Optional[str] = None
 
     def to_json(self) -> dict:
         """The `disks -o json` shape of DESIGN.md."""
@@ -175,7 +179,10 @@ def take_inventory(host: Host) -> Inventory:
             rejected_reasons=reasons, pool=pool, pool_role=role,
             vdev_ashift=ashifts[name][1] if name in ashifts else None,
             sd=_sd_values(unit),
-            kernel_flavour=unit.flavour if unit else None))
+            kernel_flavour=unit.flavour if unit else None,
+            kernel_values={k: v for k, v in unit.members.items()
+                           if isinstance(v, int)} if unit else {},
+            ata_model=_ata_model(inq, info, dmd)))
     return Inventory(disks, src.notes)
 
 
@@ -191,6 +198,19 @@ def _disk_names(units, names, infos, dm) -> List[str]:
     if fixed:
         found &= fixed
     return sorted(found)
+
+
+def _ata_model(inq, info, dmd) -> Optional[str]:
+    """The full ATA model of a SATA disk: its INQUIRY product holds only
+    the first 16 characters, the devinfo vendor/product split it at the
+    first blank (facts §4.1)."""
+    if inq is None or inq.vid.strip() != "ATA":
+        return None
+    for src in (info, dmd):
+        if src is not None and src.product_id:
+            vendor = src.vendor_id or ""
+            return (vendor + " " + src.product_id).strip()
+    return inq.pid.strip()
 
 
 def _ssd(unit, info, dmd) -> Optional[bool]:

@@ -1,0 +1,1 @@
+"""Plan, apply, verify, journal and roll back sd.conf changes."""

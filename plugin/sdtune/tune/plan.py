@@ -1,0 +1,296 @@
+"""`sdtune plan`: propose sd-config-list changes, one pair per drive
+model key, with the reason for every tunable.
+
+Sources, strongest first: certification records (sdtune certify/infer),
+then the known-drives table.  Each proposal is merged into the existing
+pair for its key (sdconf.edit keeps every unrelated byte).  Refused or
+held back, each with the reason in the plan:
+
+* a physical-block-size above 512 for a model that sits in, or stands by
+  as a spare for, a top-level vdev with ashift 9: `zpool replace` and
+  `attach` would then fail (facts §6.1, §15.13) —
+  `--allow-ashift-mismatch` overrides;
+* cache-nonvolatile:true without device evidence (NV_SUP or the table) —
+  `--allow-no-nv-evidence` overrides;
+* a key that would also match disks of another model;
+* a value that differs from what the operator already wrote for the key:
+  kept, and said.
+
+Pure apart from reading through the host (records, table, inventory,
+sd.conf).
+"""
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from ..errors import SdtuneError
+from ..host import Host
+from ..inventory.disks import Disk, Inventory
+from ..knowndrives import KnownDrive, lookup
+from ..sdconf.edit import EditError, Setting, set_tunables, unified_diff
+from ..sdconf.match import Identity, key_matches
+from ..sdconf.model import evaluate
+from ..sdconf.parser import parse
+from ..sdconf.tunables import canonical_value
+from .journal import sha256
+
+PLAN_VERSION = 1
+
+
+@dataclass
+class Proposal:
+    tunable: str
+    value: str
+    source: str
+    confidence: Optional[float]
+    evidence: str
+
+
+@dataclass
+class Plan:
+    sd_conf: str
+    flavour: str
+    base_sha256: str
+    new_text: str
+    diff: str
+    changes: List[Dict[str, object]] = field(default_factory=list)
+    held: List[Dict[str, object]] = field(default_factory=list)
+    warnings: List[str] = field(default_factory=list)
+    created: float = 0.0
+
+    @property
+    def new_sha256(self) -> str:
+        return sha256(self.new_text.encode("latin-1"))
+
+    def to_json(self) -> dict:
+        return {"version": PLAN_VERSION, "created": self.created,
+                "sd_conf": self.sd_conf, "flavour": self.flavour,
+                "base_sha256": self.base_sha256,
+                "new_sha256": self.new_sha256, "changes": self.changes,
+                "held": self.held, "warnings": self.warnings,
+                "diff": self.diff, "new_text": self.new_text}
+
+    @classmethod
+    def from_json(cls, doc: dict, path: str) -> "Plan":
+        try:
+            if doc["version"] != PLAN_VERSION:
+                raise ValueError("version %r" % doc["version"])
+            plan = cls(doc["sd_conf"], doc["flavour"], doc["base_sha256"],
+                       doc["new_text"], doc["diff"], doc["changes"],
+                       doc["held"], doc["warnings"], doc["created"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise SdtuneError("read plan", path, "not an sdtune plan: %s"
+                              % e) from e
+        if plan.new_sha256 != doc.get("new_sha256"):
+            raise SdtuneError("read plan", path, "the plan's new sd.conf "
+                              "does not match its checksum (edited?)")
+        return plan
+
+
+@dataclass
+class Options:
+    allow_ashift_mismatch: bool = False
+    allow_no_nv_evidence: bool = False
+
+
+def _latest_records(records: List[dict]) -> Dict[str, dict]:
+    out: Dict[str, dict] = {}
+    for rec in sorted(records, key=lambda r: r.get("time", 0)):
+        if rec.get("key"):
+            out[rec["key"]] = rec
+    return out
+
+
+def _value_text(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _proposals(key: str, record: Optional[dict],
+               table_rows: List[KnownDrive]) -> List[Proposal]:
+    props: Dict[str, Proposal] = {}
+    for row in table_rows:
+        if row.physical_block:
+            props["physical-block-size"] = Proposal(
+                "physical-block-size", str(row.physical_block),
+                "known-drives (%s)" % row.source, None,
+                "%s pattern %r" % (row.match, row.pattern))
+        if row.nonvolatile:
+            props["cache-nonvolatile"] = Proposal(
+                "cache-nonvolatile", "true", "known-drives (%s)" % row.source,
+                None, "listed with a non-volatile cache")
+    if record is not None:
+        ev = record.get("evidence", {})
+        for tunable, value in record.get("recommended", {}).items():
+            conf = None
+            why = ""
+            if tunable == "physical-block-size":
+                conf, why = record.get("sector_confidence"), \
+                    record.get("sector_reason", "")
+            elif tunable == "cache-nonvolatile":
+                conf, why = record.get("cache_confidence"), \
+                    record.get("cache_reason", "")
+                nv = ev.get("device", {}).get("nv_sup")
+                why += "" if nv else " [no NV_SUP from the device]"
+            elif tunable.startswith("throttle"):
+                q = record.get("queue_depth", {})
+                conf, why = q.get("confidence"), q.get("reason", "")
+            elif tunable == "disksort":
+                why = "solid-state drive: disksort only adds latency"
+            props[tunable] = Proposal(tunable, _value_text(value),
+                                      "certification %s" % record.get(
+                                          "time_iso", ""), conf, why)
+    return list(props.values())
+
+
+def _ashift9_models(inv: Inventory, pools_ashift: Dict[str, List[int]]
+                    ) -> Dict[str, str]:
+    """Keys of disks in (or spares for) a pool with an ashift-9 vdev."""
+    out = {}
+    for d in inv.disks:
+        if d.key is None or d.pool is None:
+            continue
+        if d.vdev_ashift == 9:
+            out[d.key] = "%s is in an ashift=9 vdev of pool %s" % (d.name,
+                                                                   d.pool)
+        elif d.pool_role == "spare" and 9 in pools_ashift.get(d.pool, []):
+            out.setdefault(d.key, "%s is a spare of pool %s, which has an "
+                           "ashift=9 vdev" % (d.name, d.pool))
+    return out
+
+
+def make_plan(text: str, sd_conf: str, flavour: str, inv: Inventory,
+              records: List[dict], table: List[KnownDrive],
+              options: Options, now: float) -> Plan:
+    base = sha256(text.encode("latin-1"))
+    plan = Plan(sd_conf, flavour, base, text, "", created=now)
+    latest = _latest_records(records)
+    present: Dict[str, List[Disk]] = {}
+    for d in inv.disks:
+        if d.key:
+            present.setdefault(d.key, []).append(d)
+    pools_ashift: Dict[str, List[int]] = {}
+    for d in inv.disks:
+        if d.pool and d.vdev_ashift is not None:
+            pools_ashift.setdefault(d.pool, []).append(d.vdev_ashift)
+    risky = _ashift9_models(inv, pools_ashift)
+    keys = sorted(set(latest) | set(present))
+    new_text = text
+    for key in keys:
+        disks = present.get(key, [])
+        ident = Identity(key[:8], key[8:24].ljust(16))
+        model = disks[0].ata_model if disks else None
+        rows = lookup(table, ident, model) if disks else []
+        props = _proposals(key, latest.get(key), rows)
+        if not props:
+            continue
+        settings, why = _screen(key, props, disks, inv, risky,
+                                parse(new_text), flavour, options, plan)
+        if not settings:
+            continue
+        try:
+            new_text = set_tunables(new_text, key, settings, flavour)
+        except EditError as e:
+            plan.held.append({"key": key, "tunable": "*", "value": "",
+                              "reason": "edit refused: %s" % e})
+            continue
+        plan.changes.append({"key": key, "disks": [d.name for d in disks],
+                             "set": {s.name: s.value for s in settings},
+                             "why": why})
+    plan.new_text = new_text
+    plan.diff = unified_diff(text, new_text, sd_conf, sd_conf + " (planned)")
+    return plan
+
+
+def _screen(key, props, disks, inv, risky, conf, flavour, options,
+            plan) -> tuple:
+    """The proposals that may go in, and the reasons for each."""
+    settings: List[Setting] = []
+    why: List[Dict[str, object]] = []
+    current = evaluate(conf, Identity(key[:8], key[8:24].ljust(16)),
+                       flavour)
+    written = {r.name.lower(): r.value for e in current.matched
+               for r in e.results if r.accepted and r.name}
+
+    def hold(p: Proposal, reason: str) -> None:
+        plan.held.append({"key": key, "tunable": p.tunable,
+                          "value": p.value, "reason": reason})
+
+    others = [d.name for d in inv.disks if d.key and d.key != key and
+              d.vid and key_matches(key, Identity(d.vid, d.pid))]
+    for p in props:
+        value, problem = canonical_value(p.tunable, p.value)
+        if value is None:
+            hold(p, problem)
+            continue
+        if others:
+            hold(p, "key %r also matches %s (another model)" % (
+                key, ", ".join(others[:3])))
+            continue
+        if written.get(p.tunable) not in (None, value):
+            hold(p, "sd.conf already sets %s:%s for this key; the "
+                 "operator's value is kept" % (p.tunable,
+                                               written[p.tunable]))
+            plan.warnings.append("%s: keeping the operator's %s:%s (%s "
+                                 "suggests %s)" % (key, p.tunable,
+                                                   written[p.tunable],
+                                                   p.source, value))
+            continue
+        if written.get(p.tunable) == value:
+            continue
+        if p.tunable == "physical-block-size" and int(value) > 512 and \
+                key in risky and not options.allow_ashift_mismatch:
+            hold(p, "%s: with physical-block-size %s, zpool replace/attach "
+                 "of this model into that vdev fails (EDOM); "
+                 "--allow-ashift-mismatch to override" % (risky[key], value))
+            continue
+        if p.tunable == "cache-nonvolatile" and value == "true" and \
+                "NV_SUP" in p.evidence and \
+                not options.allow_no_nv_evidence:
+            hold(p, "no device evidence of a non-volatile cache (only "
+                 "timing): a volatile cache without flushes loses data at "
+                 "power loss; --allow-no-nv-evidence to override")
+            continue
+        settings.append(Setting(p.tunable, value))
+        why.append({"tunable": p.tunable, "value": value,
+                    "source": p.source, "confidence": p.confidence,
+                    "evidence": p.evidence})
+    return settings, why
+
+
+def render_plan(plan: Plan) -> str:
+    lines = []
+    for c in plan.changes:
+        lines.append('"%s" (%s):' % (c["key"], ", ".join(c["disks"]) or
+                                     "no disk present"))
+        for w in c["why"]:
+            conf = "" if w["confidence"] is None else \
+                ", confidence %.2f" % w["confidence"]
+            lines.append("  %s:%s  from %s%s"
+                         % (w["tunable"], w["value"], w["source"], conf))
+            if w["evidence"]:
+                lines.append("      %s" % w["evidence"])
+    for h in plan.held:
+        lines.append('held back "%s" %s:%s: %s'
+                     % (h["key"], h["tunable"], h["value"], h["reason"]))
+    for w in plan.warnings:
+        lines.append("warning: %s" % w)
+    if not plan.changes:
+        lines.append("nothing to change")
+    text = "\n".join(lines) + "\n"
+    if plan.diff:
+        text += "\n" + plan.diff
+    return text
+
+
+def load_plan(host: Host, path: str) -> Plan:
+    try:
+        doc = json.loads(host.read_bytes(path))
+    except ValueError as e:
+        raise SdtuneError("read plan", path, "not JSON: %s" % e) from e
+    return Plan.from_json(doc, path)
+
+
+def now_iso(t: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))

@@ -1,0 +1,148 @@
+"""`sdtune verify`: does the kernel use what sd.conf says, disk by disk?
+
+For each disk, the sd.conf evaluation (the same sd model `sdconf show`
+uses) gives the values sd.conf asks for; mdb gives the values the kernel
+uses.  States:
+
+  applied         every value sd.conf sets is in use
+  pending reboot  the kernel still has other values: sd reads sd.conf only
+                  when a disk attaches, and busy disks attached before the
+                  change (facts §1) — the normal case, not an error
+  not matched     no sd-config-list pair matches the disk
+  ignored by sd   sd.conf asks for something the kernel will not do: an
+                  invalid value or name, the throttle reset, disksort on a
+                  disk reporting rotation rate 1 (facts §6.3), a physical
+                  block size dropped by a failed READ CAPACITY(16) or, on
+                  upstream kernels, lower than the drive reports (§6.1)
+
+Exit status 1 when any disk is "ignored by sd".  Runs the inventory's
+commands through the host.
+"""
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, TextIO
+
+from ..errors import EXIT_OK, EXIT_PROBLEMS
+from ..host import Host
+from ..inventory.disks import Disk, take_inventory
+from ..report import render_table, to_json
+from ..sdconf.match import Identity
+from ..sdconf.model import config_list, evaluate
+from ..sdconf.parser import ConfFile, parse_bytes
+
+STATES = ("applied", "pending reboot", "not matched", "ignored by sd")
+
+# sd.conf tunable -> the sd_lun member mdb shows it in (facts §3.4);
+# throttles are checked on un_saved_throttle, not un_throttle (§3.5).
+FIELDS = {
+    "cache-nonvolatile": "un_f_suppress_cache_flush",
+    "throttle-max": "un_saved_throttle",
+    "throttle-min": "un_min_throttle",
+    "disksort": "un_f_disksort_disabled",
+    "physical-block-size": "un_phy_blocksize",
+}
+
+
+@dataclass
+class DiskState:
+    name: str
+    key: Optional[str]
+    state: str
+    details: List[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "key": self.key, "state": self.state,
+                "details": "; ".join(self.details)}
+
+
+def verify_disk(conf: ConfFile, disk: Disk, flavour: str) -> DiskState:
+    if disk.vid is None or disk.pid is None or not disk.kernel_values:
+        return DiskState(disk.name, disk.key, "pending reboot",
+                         ["the kernel's values could not be read"])
+    ident = Identity(disk.vid, disk.pid, (disk.firmware or "").ljust(4))
+    ev = evaluate(conf, ident, flavour)
+    ignored, pending = [], []
+    asked: Dict[str, str] = {}
+    for effect in ev.matched:
+        for r in effect.results:
+            if r.accepted:
+                asked[(r.name or "").lower()] = r.value
+            else:
+                ignored.append("%s:%s (%s)" % (r.name, r.value, r.reason))
+    kv = disk.kernel_values
+    # Every field sd.conf can set is compared, also when the current file
+    # no longer sets it: a disk attached under an earlier sd.conf keeps
+    # that file's values until it attaches again.
+    for tunable, member in sorted(FIELDS.items()):
+        expected, actual = getattr(ev.state, member), kv.get(member)
+        if actual is None or expected == actual:
+            continue
+        override = _kernel_override(tunable, expected, actual, disk, flavour)
+        if override is not None:
+            if tunable in asked:
+                ignored.append(override)
+            continue
+        if tunable == "physical-block-size" and tunable not in asked and \
+                kv.get("un_f_sdconf_phy_blocksize") != 1:
+            continue        # the drive's own READ CAPACITY(16) size
+        pending.append("%s: kernel %s, sd.conf %s" % (member, actual,
+                                                      expected))
+    if pending:
+        return DiskState(disk.name, disk.key, "pending reboot",
+                         pending + ignored)
+    if not ev.matched:
+        return DiskState(disk.name, disk.key, "not matched",
+                         [ev.list_problem] if ev.list_problem else [])
+    if ignored:
+        return DiskState(disk.name, disk.key, "ignored by sd", ignored)
+    return DiskState(disk.name, disk.key, "applied",
+                     ["%s:%s" % kv for kv in sorted(asked.items())])
+
+
+def _kernel_override(tunable: str, expected: int, actual: int, disk: Disk,
+                     flavour: str) -> Optional[str]:
+    """When attach itself replaces the sd.conf value, say how."""
+    kv = disk.kernel_values
+    if tunable == "disksort" and expected == 0 and actual == 1 and \
+            (kv.get("un_f_is_solid_state") == 1 or disk.ssd):
+        return "disksort:true (the disk reports rotation rate 1: sd " \
+            "disables disksort after reading sd.conf)"
+    if tunable == "physical-block-size":
+        if flavour == "nexenta" and kv.get("un_f_sdconf_phy_blocksize") == 1 \
+                and actual == 512:
+            return "physical-block-size:%d (READ CAPACITY(16) failed: sd " \
+                "reset it to 512)" % expected
+        if flavour == "upstream" and actual > expected:
+            return "physical-block-size:%d (upstream sd keeps the larger " \
+                "size the drive reports, %d)" % (expected, actual)
+    if tunable in ("throttle-max", "throttle-min") and actual <= 3 and \
+            kv.get("un_saved_throttle", 256) <= 3:
+        return "%s:%d (untagged queueing: sd clamps the throttle to %d)" \
+            % (tunable, expected, actual)
+    return None
+
+
+def verify_all(host: Host, sd_conf: str, flavour: str,
+               disks: Optional[List[Disk]] = None) -> List[DiskState]:
+    conf = parse_bytes(host.read_bytes(host.sys_path(sd_conf)))
+    config_list(conf)
+    disks = disks if disks is not None else take_inventory(host).disks
+    return [verify_disk(conf, d, flavour) for d in disks]
+
+
+COLUMNS = [("NAME", lambda s, p: s.name),
+           ("KEY", lambda s, p: "-" if s.key is None else
+            (s.key if p else '"%s"' % s.key)),
+           ("STATE", lambda s, p: s.state),
+           ("DETAILS", lambda s, p: "; ".join(s.details) or "-")]
+
+
+def cmd_verify(host: Host, sd_conf: str, flavour: str, out: TextIO,
+               as_json: bool = False, scripted: bool = False) -> int:
+    states = verify_all(host, sd_conf, flavour)
+    if as_json:
+        out.write(to_json({"disks": [s.to_json() for s in states]}))
+    else:
+        out.write(render_table(COLUMNS, states, scripted))
+    return EXIT_PROBLEMS if any(s.state == "ignored by sd" for s in states) \
+        else EXIT_OK
