@@ -49,15 +49,12 @@ def recover_if_needed(ctx: Context, err: TextIO) -> None:
         return
     tx = ctx.transaction()
     try:
-        lock = tx.lock()
-        lock.__enter__()
-    except RefusedError:
-        return
-    try:
-        for said in tx.recover(ctx.verifier()):
-            err.write("sdtune: recovered: %s\n" % said)
-    finally:
-        lock.__exit__(None, None, None)
+        with tx.lock():
+            for said in tx.recover(ctx.verifier()):
+                err.write("sdtune: recovered: %s\n" % said)
+    except RefusedError as e:
+        if "locked" not in e.reason:
+            raise
 
 
 def build_plan(ctx: Context, options: Options):

@@ -248,9 +248,9 @@ def _screen(key, props, disks, inv, risky, conf, flavour, options,
         if p.tunable == "cache-nonvolatile" and value == "true" and \
                 "NV_SUP" in p.evidence and \
                 not options.allow_no_nv_evidence:
-            hold(p, "no device evidence of a non-volatile cache (only "
-                 "timing): a volatile cache without flushes loses data at "
-                 "power loss; --allow-no-nv-evidence to override")
+            hold(p, "no device evidence (NV_SUP) of a non-volatile cache "
+                 "(only timing): a volatile cache without flushes loses "
+                 "data at power loss; --allow-no-nv-evidence to override")
             continue
         settings.append(Setting(p.tunable, value))
         why.append({"tunable": p.tunable, "value": value,

@@ -20,7 +20,8 @@ still old means the change never happened ("undone"), a new file means
 it happened and only update_drv/verify are missing ("recovered").
 """
 
-from typing import Callable, List, Optional
+import contextlib
+from typing import Callable, Iterator, List, Optional
 
 from ..errors import RefusedError, SdtuneError
 from ..host import Host
@@ -45,13 +46,21 @@ class Transaction:
         self.generations = generations
         self.notes: List[str] = []
 
-    def lock(self):
+    @contextlib.contextmanager
+    def lock(self, verb: str = "change") -> Iterator[None]:
+        """The state directory's lock; held by another sdtune is a
+        refusal (exit 3), not a failure."""
         directory = self.host.sys_path(self.state_dir)
         self.host.mkdirs(directory, 0o755)
+        held = self.host.lock(directory + "/lock")
         try:
-            return self.host.lock(directory + "/lock")
+            held.__enter__()
         except SdtuneError as e:
-            raise RefusedError("change", self.path, e.reason) from e
+            raise RefusedError(verb, self.path, e.reason) from e
+        try:
+            yield
+        finally:
+            held.__exit__(None, None, None)
 
     def current(self) -> bytes:
         return self.host.read_bytes(self.path)
@@ -95,7 +104,7 @@ class Transaction:
             diff: str, verify: Optional[VerifyFn] = None,
             rollback_of: Optional[str] = None) -> Entry:
         """Replace sd.conf by `new` if it still has checksum `base_sha`."""
-        with self.lock():
+        with self.lock(action):
             self.recover(verify)
             old = self.current()
             if sha256(old) != base_sha:
