@@ -4,12 +4,14 @@
 #   make check   install the test dependencies if needed, run every test
 #   make bench   benchmarks, printed as times and ratios
 #   make fuzz    fuzz the sd.conf engine with 100,000 inputs
+#   make faults  EIO, ENOSPC and SIGKILL at every write, fsync and rename
+#                of apply and rollback; sd.conf must stay old or new
 
 PYTHON ?= python3
 FUZZ_INPUTS ?= 100000
 PYTEST = PYTHONPATH=plugin $(PYTHON) -m pytest
 
-.PHONY: all check deps test lint demo bench fuzz clean
+.PHONY: all check deps test lint demo bench fuzz faults clean
 
 all: engine
 
@@ -40,6 +42,9 @@ bench: engine
 
 fuzz: deps
 	PYTHONPATH=plugin $(PYTHON) tests/fuzz/fuzz_sdconf.py $(FUZZ_INPUTS)
+
+faults: deps engine
+	PYTHONPATH=plugin $(PYTHON) tests/faults/run_faults.py
 
 clean:
 	rm -f $(ENGINE_BIN)

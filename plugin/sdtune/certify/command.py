@@ -96,7 +96,7 @@ def certify_one(host: Host, target: Target, timing: Timing,
     disk = target.disk
     logical = logical_override or (disk.logical_block_bytes if disk else
                                    None) or evidence.logical_block or 512
-    plan = build_plan(logical)
+    plan = build_plan(logical, timing.phases)
     results = run_plan(host, target.device, target.arg, plan, timing,
                        progress)
     return build_record(target, disk, evidence, plan, results, timing,

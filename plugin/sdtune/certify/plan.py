@@ -14,8 +14,9 @@ Pure: builds sdio argument lists, runs nothing.
 """
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
+PHASES = ("sector", "cache", "qd")
 SIZE_LADDER = (512, 1024, 2048, 4096, 8192, 16384)
 QD_LADDER = (1, 2, 4, 8, 16, 32, 64)
 MISALIGNED_BS = 4096
@@ -32,6 +33,7 @@ class Timing:
     stable_rel: float = 0.02
     warmup_intervals: int = 1
     region_bytes: int = 1 << 30
+    phases: Tuple[str, ...] = PHASES
 
     @classmethod
     def from_config(cls, section: Dict[str, str]) -> "Timing":
@@ -39,7 +41,15 @@ class Timing:
         kinds = {"interval_s": float, "step_max_s": float,
                  "min_intervals": int, "stable_rel": float,
                  "warmup_intervals": int, "region_bytes": int}
-        values = {}
+        values: Dict[str, object] = {}
+        if "phases" in section:
+            phases = tuple(p.strip() for p in section["phases"].split(",")
+                           if p.strip())
+            bad = [p for p in phases if p not in PHASES]
+            if bad or not phases:
+                raise ValueError("[certify] phases = '%s': expected some of "
+                                 "%s" % (section["phases"], ", ".join(PHASES)))
+            values["phases"] = phases
         for key, kind in kinds.items():
             if key in section:
                 try:
@@ -78,8 +88,9 @@ class Step:
         return args + [target]
 
 
-def build_plan(logical_block: int = 512) -> List[Step]:
-    """All steps for a drive with this logical block size."""
+def build_plan(logical_block: int = 512,
+               phases: Tuple[str, ...] = PHASES) -> List[Step]:
+    """The steps for a drive with this logical block size."""
     steps = [Step("sector", "size-%d" % bs, bs) for bs in SIZE_LADDER
              if bs >= logical_block]
     if logical_block <= MISALIGNED_OFFSET:
@@ -90,4 +101,4 @@ def build_plan(logical_block: int = 512) -> List[Step]:
     steps.append(Step("cache", "write-flush", cache_bs, flush="each"))
     steps += [Step("qd", "qd-%d" % qd, max(4096, logical_block),
                    pattern="rand", qd=qd) for qd in QD_LADDER]
-    return steps
+    return [s for s in steps if s.phase in phases]

@@ -13,7 +13,13 @@ never compared: a 512-byte write moving less data per second says
 nothing by itself.
 
 Cache.  Device evidence first (VPD 0x86 NV_SUP, the caching mode page's
-WCE), timing second: the cost of a flush after each 4 KiB write.  Timing
+WCE), timing second: the cost of a flush after each 4 KiB write.  A
+volatile cache must write its dirty pages to flash on every flush, which
+costs several times the write itself (milliseconds against tens of
+microseconds on real drives, spec/peers.md §3b); a power-loss-protected
+cache answers a flush at once.  So a flush that adds at least a whole
+write's cost (FLUSH_COST) counts as costly, one that adds clearly less
+counts as free.  Timing
 alone never recommends cache-nonvolatile:true unless the operator asks.
 
 Queue depth.  4 KiB random-write IOPS against QD 1..64: the knee is the
@@ -30,7 +36,7 @@ from .measure import StepResult
 from .stats import Sample, prob_greater
 
 PENALTY = 0.10          # smallest per-I/O penalty counted as RMW
-FLUSH_COST = 0.50       # a flush adding half a write counts as real
+FLUSH_COST = 1.00       # a flush costing a whole write: volatile cache
 KNEE_GAP = 0.10         # within 10 % of peak IOPS counts as saturated
 CONFIDENT = 0.95
 

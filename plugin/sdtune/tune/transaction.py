@@ -137,14 +137,27 @@ class Transaction:
             try:
                 self.host.write_atomic(self.path, new)
             except SdtuneError as e:
-                entry.state, entry.result = "failed", str(e)
-                self.journal.save(entry)
+                self._write_failed(entry, e)
                 raise
             entry.state = "written"
             self.journal.save(entry)
             self._finish(entry, verify, recovered=False)
             self.journal.prune(self.generations)
             return entry
+
+    def _write_failed(self, entry: Entry, error: SdtuneError) -> None:
+        """The write raised: before the rename the file is still old; a
+        failure after it (syncing the directory) leaves the new file in
+        place, which is then put back as the old one."""
+        if sha256(self.current()) != entry.new_sha256:
+            entry.state, entry.result = "failed", str(error)
+            self.journal.save(entry)
+            return
+        entry.state = "written"
+        self.journal.save(entry)
+        # If this fails too, the entry stays "written" and the next
+        # sdtune run completes the change (recover()).
+        self._undo(entry, "written, then: %s" % error)
 
     def _finish(self, entry: Entry, verify: Optional[VerifyFn],
                 recovered: bool) -> None:
