@@ -39,6 +39,7 @@ bench: engine
 	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_sdconf.py
 	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_inventory.py
 	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_sdio.py
+	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_certify.py
 
 fuzz: deps
 	PYTHONPATH=plugin $(PYTHON) tests/fuzz/fuzz_sdconf.py $(FUZZ_INPUTS)

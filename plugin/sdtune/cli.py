@@ -107,6 +107,11 @@ def build_parser() -> argparse.ArgumentParser:
                             "reboot, not matched or ignored by sd")
     verify.add_argument("-H", dest="scripted", action="store_true")
     verify.add_argument("-o", dest="output", choices=("json",))
+    audit = sub.add_parser("audit", help="findings for pools, drives and "
+                           "sd.conf; exit 1 when any problem remains")
+    audit.add_argument("-x", dest="only_problems", action="store_true",
+                       help="only problems, or a one-line all-clear")
+    audit.add_argument("-o", dest="output", choices=("json",))
     history = sub.add_parser("history", help="the journal of changes")
     history.add_argument("-H", dest="scripted", action="store_true")
     history.add_argument("-o", dest="output", choices=("json",))
@@ -215,6 +220,19 @@ def tune_context(host: Host, cfg: Config, flavour: str):
                    cfg.sections.get("data", {}).get("known_drives"))
 
 
+def _run_audit(args: argparse.Namespace, host: Host, cfg: Config,
+               out: TextIO) -> int:
+    from .audit import cmd_audit
+    from .tune import commands as tc
+    ctx = tune_context(host, cfg, _flavour(args, cfg))
+    tc.recover_if_needed(ctx, sys.stderr)
+    space = cfg.sections.get("audit", {}).get("space_matters", "no")
+    return cmd_audit(host, ctx.sd_conf, ctx.state_dir, ctx.flavour,
+                     cfg.sections.get("silence", {}), out, sys.stderr,
+                     args.output == "json", args.only_problems,
+                     ctx.known_drives, space.lower() in ("yes", "true", "1"))
+
+
 def _run_tune(args: argparse.Namespace, host: Host, cfg: Config,
               out: TextIO) -> int:
     from .tune import commands as tc
@@ -294,6 +312,8 @@ def _main(argv: Optional[List[str]], out: TextIO,
         host = host_factory(args.root, cfg)
         if args.command == "sdconf":
             return _run_sdconf(args, host, cfg, out)
+        if args.command == "audit":
+            return _run_audit(args, host, cfg, out)
         if args.command in ("plan", "apply", "verify", "history",
                             "rollback"):
             return _run_tune(args, host, cfg, out)

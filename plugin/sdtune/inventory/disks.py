@@ -76,7 +76,9 @@ class Disk:
 class Inventory:
     disks: List[Disk]
     notes: List[str] = field(default_factory=list)   # sources that failed
-    commands_run: int = 0
+    # Top-level vdevs of every imported pool (zdb -C), for the audit.
+    vdevs: List[zdb.TopVdev] = field(default_factory=list)
+    pools: Dict[str, zpool.Pool] = field(default_factory=dict)
 
     def by_name(self, name: str) -> Optional[Disk]:
         for disk in self.disks:
@@ -183,7 +185,8 @@ def take_inventory(host: Host) -> Inventory:
             kernel_values={k: v for k, v in unit.members.items()
                            if isinstance(v, int)} if unit else {},
             ata_model=_ata_model(inq, info, dmd)))
-    return Inventory(disks, src.notes)
+    return Inventory(disks, src.notes,
+                     [t for ts in tops.values() for t in ts], pools)
 
 
 def _disk_names(units, names, infos, dm) -> List[str]:

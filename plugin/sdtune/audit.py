@@ -1,0 +1,307 @@
+"""`sdtune audit`: what is wrong with the pools, the drives and sd.conf,
+and what to do about it, as findings of the catalogue in findings.py.
+
+Sources: the inventory (disks, pools, top-level vdev ashift), sd.conf
+(its lint and its sd-config-list, matched against every disk present),
+the kernel's values (verify), the certification records and the
+known-drives table.  A drive's native sector is the largest of what its
+certification found (confident verdicts only), what the known-drives
+table says and what it reports; each finding says which.
+
+Findings the operator has accepted are silenced in the configuration:
+[silence] ID = subject, subject ... (or *).  Exit 1 while any finding
+other than an info one remains.  Runs the inventory's commands through
+the host.
+"""
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Set, TextIO, Tuple
+
+from .certify import records
+from .errors import EXIT_OK, EXIT_PROBLEMS
+from .findings import SEVERITY_ORDER, Finding, is_problem, make
+from .host import Host
+from .inventory.disks import Disk, Inventory, take_inventory
+from .knowndrives import KnownDrive, load_table, lookup
+from .report import to_json
+from .sdconf.lint import lint
+from .sdconf.match import Identity, key_matches
+from .sdconf.model import config_list
+from .sdconf.parser import ConfFile, parse_bytes
+from .tune.verify import verify_disk
+
+CONFIDENT = 0.95
+# lint codes whose finding is "the kernel ignores a tunable"
+IGNORED_CODES = {"unknown-tunable", "invalid-value", "throttle-reset",
+                 "tuple-ignored", "no-colon", "octal", "trailing-junk",
+                 "nexenta-only", "ignored-text", "tuple-no-colon",
+                 "block-size", "legacy-v1", "key-vendor-padding",
+                 "odd-count", "not-strings", "key-everything"}
+SECOND_LIST_CODES = {"second-list", "node-list"}
+
+
+@dataclass
+class Native:
+    size: int
+    source: str
+
+
+def _identity(d: Disk) -> Optional[Identity]:
+    if d.vid is None or d.pid is None:
+        return None
+    return Identity(d.vid, d.pid, (d.firmware or "").ljust(4))
+
+
+class Auditor:
+    def __init__(self, inv: Inventory, conf: ConfFile, conf_path: str,
+                 recs: List[dict], table: List[KnownDrive], flavour: str,
+                 space_matters: bool = False) -> None:
+        self.inv, self.conf, self.conf_path = inv, conf, conf_path
+        self.flavour = flavour
+        self.table = table
+        self.space_matters = space_matters
+        self.findings: List[Finding] = []
+        self.latest: Dict[str, dict] = {}
+        self.by_serial: Dict[Tuple[str, str], dict] = {}
+        for rec in sorted(recs, key=lambda r: r.get("time", 0)):
+            if rec.get("key"):
+                self.latest[rec["key"]] = rec
+                self.by_serial[(rec["key"], rec.get("serial") or "")] = rec
+        self.known: Dict[str, List[KnownDrive]] = {}
+        for d in inv.disks:
+            ident = _identity(d)
+            if ident is not None and d.name not in self.known:
+                self.known[d.name] = lookup(table, ident, d.ata_model)
+
+    def add(self, finding_id: str, subject: str, **values) -> None:
+        self.findings.append(make(finding_id, subject, **values))
+
+    # -------------------------------------------------------- drives
+
+    def native(self, d: Disk) -> Optional[Native]:
+        best: Optional[Native] = None
+        rec = self.latest.get(d.key or "")
+        if rec and rec.get("native_sector_bytes") and \
+                rec.get("sector_confidence", 0) >= CONFIDENT:
+            best = Native(rec["native_sector_bytes"], "certified %s" %
+                          rec.get("time_iso", ""))
+        for row in self.known.get(d.name, []):
+            if row.physical_block and (best is None or
+                                       row.physical_block > best.size):
+                best = Native(row.physical_block,
+                              "known-drives: %s" % row.source)
+        if d.physical_block_bytes and (best is None or
+                                       d.physical_block_bytes > best.size):
+            best = Native(d.physical_block_bytes, "reported by the drive")
+        return best
+
+    def check_vdevs(self) -> None:
+        disks = {d.name: d for d in self.inv.disks}
+        for top in self.inv.vdevs:
+            members = [disks[n] for n in top.disks if n in disks]
+            natives = [(m, self.native(m)) for m in members]
+            natives = [(m, n) for m, n in natives if n is not None]
+            vdev = "%s-%d" % (top.type, top.index) if top.type != "disk" \
+                else (top.disks[0] if top.disks else "vdev-%d" % top.index)
+            subject = "%s/%s" % (top.pool, vdev)
+            size = 1 << top.ashift
+            low = [(m, n) for m, n in natives if n.size > size]
+            if low:
+                m, n = max(low, key=lambda mn: mn[1].size)
+                self.add("SDT-1001", subject, vdev=vdev, pool=top.pool,
+                         ashift=top.ashift, size=size, disk=m.name,
+                         native=n.size, source=n.source,
+                         want=n.size.bit_length() - 1)
+            elif natives:
+                need = max(n.size for _, n in natives)
+                want = max(need, 512).bit_length() - 1
+                if top.ashift > want and (self.space_matters or
+                                          top.ashift > 12):
+                    self.add("SDT-1002", subject, vdev=vdev, pool=top.pool,
+                             ashift=top.ashift, size=size, native=need,
+                             want=want)
+
+    def check_replacements(self) -> None:
+        """Spares, and idle drives of a member's model, that ZFS would
+        refuse for a vdev whose ashift is below their reported size."""
+        by_pool: Dict[str, List] = {}
+        for top in self.inv.vdevs:
+            by_pool.setdefault(top.pool, []).append(top)
+        disks = {d.name: d for d in self.inv.disks}
+        for pool, tops in by_pool.items():
+            low = min(tops, key=lambda t: t.ashift)
+            member_keys = {disks[n].key for t in tops for n in t.disks
+                           if n in disks and disks[n].key}
+            seen: Set[str] = set()
+            for d in self.inv.disks:
+                candidate = (d.pool == pool and d.pool_role == "spare") or \
+                    (d.pool is None and d.key in member_keys and
+                     not d.rejected_reasons)
+                if not candidate or d.name in seen:
+                    continue
+                seen.add(d.name)
+                pbs = d.physical_block_bytes or 512
+                if pbs > (1 << low.ashift):
+                    self.add("SDT-1003", d.name, disk=d.name, key=d.key,
+                             native=pbs, pool=pool, ashift=low.ashift,
+                             size=1 << low.ashift)
+
+    def check_certification(self) -> None:
+        for d in self.inv.disks:
+            if not d.ssd or not d.key or not d.rejected_reasons:
+                continue
+            known = any(r.physical_block or r.nonvolatile is not None
+                        for r in self.known.get(d.name, []))
+            rec = self.latest.get(d.key)
+            if rec is None and not known:
+                self.add("SDT-2001", d.name, disk=d.name, key=d.key)
+        for d in self.inv.disks:
+            rec = self.by_serial.get((d.key or "", d.serial or "")) or \
+                self.latest.get(d.key or "")
+            if rec and rec.get("firmware") and d.firmware and \
+                    rec["firmware"].strip() != d.firmware.strip():
+                self.add("SDT-2002", d.name, disk=d.name, key=d.key,
+                         firmware=d.firmware.strip(),
+                         certified=rec["firmware"].strip())
+
+    # -------------------------------------------------------- sd.conf
+
+    def check_sdconf(self) -> None:
+        clist = config_list(self.conf)
+        syntax: Dict[int, List[str]] = {}
+        for diag in lint(self.conf, self.flavour):
+            if diag.severity == "note":
+                continue
+            line, col = self.conf.line_col(diag.offset)
+            where = "%s:%d:%d" % (self.conf_path, line, col)
+            detail = "%s: %s" % (where, diag.message)
+            if diag.code in SECOND_LIST_CODES:
+                self.add("SDT-3004", where, detail=detail)
+            elif diag.code in IGNORED_CODES:
+                self.add("SDT-3003", where, detail=detail)
+            else:
+                # One syntax error makes the kernel stumble over the rest
+                # of its line: one finding per line, at its first error.
+                syntax.setdefault(line, []).append(detail)
+        for line in sorted(syntax):
+            first = syntax[line][0]
+            more = len(syntax[line]) - 1
+            self.add("SDT-3005", first.split(": ", 1)[0],
+                     detail=first + (" (and %d more on the line)" % more
+                                     if more else ""))
+        if not clist.usable:
+            return
+        idents = [(d, _identity(d)) for d in self.inv.disks]
+        idents = [(d, i) for d, i in idents if i is not None]
+        for pair in clist.pairs:
+            line = self.conf.line_col(pair.start)[0]
+            hit = [d for d, i in idents if key_matches(pair.key, i)]
+            subject = '"%s"' % pair.key
+            if not hit:
+                self.add("SDT-3001", subject, pair=pair.index + 1,
+                         key=pair.key, line=line)
+            models = sorted({d.key for d in hit})
+            if len(models) > 1:
+                self.add("SDT-3002", subject, pair=pair.index + 1,
+                         key=pair.key, line=line, count=len(models),
+                         models=", ".join('"%s"' % m for m in models))
+            self._check_nonvolatile(pair, hit)
+
+    def _check_nonvolatile(self, pair, hit: List[Disk]) -> None:
+        from .sdconf.model import pair_alone
+        _, results = pair_alone(self.conf, pair, self.flavour)
+        if not any(r.accepted and (r.name or "").lower() ==
+                   "cache-nonvolatile" and r.value.lower() == "true"
+                   for r in results):
+            return
+        keys = {d.key for d in hit} or {pair.key}
+        for key in sorted(keys):
+            rec = self.latest.get(key)
+            if rec and rec.get("evidence", {}).get("device", {}).get(
+                    "nv_sup"):
+                continue
+            ident = Identity(key[:8], key[8:24].ljust(16))
+            models = [d.ata_model for d in hit if d.key == key]
+            rows = lookup(self.table, ident, models[0] if models else None)
+            if any(r.nonvolatile for r in rows):
+                continue
+            names = [d.name for d in hit if d.key == key]
+            self.add("SDT-5001", '"%s"' % key, key=key,
+                     disks=", ".join(names) or "no disk present")
+
+    # -------------------------------------------------------- kernel
+
+    def check_kernel(self) -> None:
+        for d in self.inv.disks:
+            state = verify_disk(self.conf, d, self.flavour)
+            detail = "; ".join(state.details)
+            if state.state == "pending reboot":
+                self.add("SDT-4001", d.name, disk=d.name, detail=detail)
+            elif state.state == "ignored by sd":
+                self.add("SDT-4002", d.name, disk=d.name, detail=detail)
+
+    def run(self) -> List[Finding]:
+        self.check_vdevs()
+        self.check_replacements()
+        self.check_certification()
+        self.check_sdconf()
+        self.check_kernel()
+        self.findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.id,
+                                          f.subject))
+        return self.findings
+
+
+def silenced(findings: List[Finding], silence: Dict[str, str]
+             ) -> Tuple[List[Finding], int]:
+    """Drop findings the configuration accepts: [silence] ID = subjects."""
+    kept, dropped = [], 0
+    for f in findings:
+        subjects = {s.strip() for s in silence.get(f.id.lower(),
+                                                   silence.get(f.id, ""))
+                    .split(",") if s.strip()}
+        if "*" in subjects or f.subject in subjects or \
+                f.subject.strip('"') in subjects:
+            dropped += 1
+        else:
+            kept.append(f)
+    return kept, dropped
+
+
+def render(findings: List[Finding], only_problems: bool) -> str:
+    shown = [f for f in findings if is_problem(f)] if only_problems \
+        else findings
+    if only_problems and not shown:
+        return "no problems found\n"
+    if not shown:
+        return "no findings\n"
+    out = []
+    for f in shown:
+        out.append("%s  %-6s  %s: %s\n"
+                   % (f.id, f.severity, f.subject, f.kind.title))
+        out.append("  status: %s\n" % f.status)
+        out.append("  action: %s\n" % f.action)
+        out.append("     see: %s\n\n" % f.kind.see)
+    return "".join(out)
+
+
+def cmd_audit(host: Host, sd_conf: str, state_dir: str, flavour: str,
+              silence: Dict[str, str], out: TextIO, err: TextIO,
+              as_json: bool = False, only_problems: bool = False,
+              known_drives: Optional[str] = None,
+              space_matters: bool = False) -> int:
+    inv = take_inventory(host)
+    for note in inv.notes:
+        err.write("sdtune: warning: %s\n" % note)
+    conf = parse_bytes(host.read_bytes(host.sys_path(sd_conf)))
+    auditor = Auditor(inv, conf, sd_conf, records.load_all(host, state_dir),
+                      load_table(host, known_drives), flavour, space_matters)
+    findings, dropped = silenced(auditor.run(), silence)
+    if as_json:
+        out.write(to_json({"findings": [f.to_json() for f in findings]}))
+    else:
+        out.write(render(findings, only_problems))
+        if dropped:
+            out.write("(%d finding(s) silenced in the configuration)\n"
+                      % dropped)
+    return EXIT_PROBLEMS if any(is_problem(f) for f in findings) \
+        else EXIT_OK
