@@ -204,9 +204,9 @@ def main() -> int:
         tried, survived, time.monotonic() - t0))
     for label, (counts, t, s, _, outcome) in zip(("apply", "rollback"),
                                                  results):
+        calls = ", ".join("%s %d" % kv for kv in counts.items())
         print("  %-8s calls %s; %d faults (EIO, ENOSPC, SIGKILL at each), "
-              "%d survived" % (label, ", ".join("%s %d" % kv for kv in
-                                                 counts.items()), t, s))
+              "%d survived" % (label, calls, t, s))
         print("           the faulted run failed in %d; after recovery "
               "sd.conf was the old file %d times, the new file %d times"
               % (outcome["run failed"], outcome["ended old"],
