@@ -46,6 +46,9 @@ class Proposal:
     source: str
     confidence: Optional[float]
     evidence: str
+    # For cache-nonvolatile: whether something beyond timing says so (the
+    # drive's NV_SUP, or the known-drives table).
+    nv_evidence: bool = False
 
 
 @dataclass
@@ -119,9 +122,10 @@ def _proposals(key: str, record: Optional[dict],
         if row.nonvolatile:
             props["cache-nonvolatile"] = Proposal(
                 "cache-nonvolatile", "true", "known-drives (%s)" % row.source,
-                None, "listed with a non-volatile cache")
+                None, "listed with a non-volatile cache", nv_evidence=True)
     if record is not None:
         ev = record.get("evidence", {})
+        nv_sup = bool(ev.get("device", {}).get("nv_sup"))
         for tunable, value in record.get("recommended", {}).items():
             conf = None
             why = ""
@@ -131,8 +135,6 @@ def _proposals(key: str, record: Optional[dict],
             elif tunable == "cache-nonvolatile":
                 conf, why = record.get("cache_confidence"), \
                     record.get("cache_reason", "")
-                nv = ev.get("device", {}).get("nv_sup")
-                why += "" if nv else " [no NV_SUP from the device]"
             elif tunable.startswith("throttle"):
                 q = record.get("queue_depth", {})
                 conf, why = q.get("confidence"), q.get("reason", "")
@@ -140,7 +142,8 @@ def _proposals(key: str, record: Optional[dict],
                 why = "solid-state drive: disksort only adds latency"
             props[tunable] = Proposal(tunable, _value_text(value),
                                       "certification %s" % record.get(
-                                          "time_iso", ""), conf, why)
+                                          "time_iso", ""), conf, why,
+                                      nv_evidence=nv_sup)
     return list(props.values())
 
 
@@ -246,8 +249,7 @@ def _screen(key, props, disks, inv, risky, conf, flavour, options,
                  "--allow-ashift-mismatch to override" % (risky[key], value))
             continue
         if p.tunable == "cache-nonvolatile" and value == "true" and \
-                "NV_SUP" in p.evidence and \
-                not options.allow_no_nv_evidence:
+                not p.nv_evidence and not options.allow_no_nv_evidence:
             hold(p, "no device evidence (NV_SUP) of a non-volatile cache "
                  "(only timing): a volatile cache without flushes loses "
                  "data at power loss; --allow-no-nv-evidence to override")
