@@ -19,7 +19,6 @@ emulated drives are stopped whatever happens.
 
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -53,12 +52,7 @@ class Demo:
         shown = " ".join('"%s"' % a if " " in a else a for a in args)
         print("\n$ sdtune %s" % shown.replace(self.work + "/", ""))
         sys.stdout.flush()
-        env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
-               "SDTUNE_ZONENAME_CMD": "/nonexistent"}
-        proc = subprocess.run([os.path.join(REPO, "bin", "sdtune"), "-R",
-                               self.app.root, "--config", self.app.config,
-                               *args], env=env, capture_output=True,
-                              text=True, check=False)
+        proc = self.app.sdtune(*args)
         sys.stdout.write(proc.stdout.replace(self.work + "/", ""))
         sys.stdout.write(proc.stderr.replace(self.work + "/", ""))
         if proc.returncode:

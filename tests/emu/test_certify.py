@@ -11,7 +11,6 @@ engine, the kernel and FUSE, into the emulated drive."""
 
 import json
 import os
-import subprocess
 import sys
 
 import pytest
@@ -52,12 +51,7 @@ def appliance(tmp_path, disks, pools=(), phases="sector,cache", **extra):
 
 
 def sdtune(app, *args):
-    env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
-           "SDTUNE_ZONENAME_CMD": "/nonexistent"}
-    return subprocess.run([os.path.join(REPO, "bin", "sdtune"), "-R",
-                           app.root, "--config", app.config, *args],
-                          env=env, capture_output=True, text=True,
-                          check=False)
+    return app.sdtune(*args)
 
 
 def certify(app, name):

@@ -39,6 +39,7 @@ from . import rootfs  # noqa: E402
 from . import scenario as scn  # noqa: E402
 
 SIM_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(SIM_DIR))
 SCENARIO_DIR = os.path.join(SIM_DIR, "scenarios")
 FAKECMD = os.path.join(SIM_DIR, "fakecmd.py")
 COMMANDS = {"mdb": "mdb", "diskinfo": "diskinfo", "iostat": "iostat",
@@ -215,6 +216,20 @@ class Appliance:
                               input=stdin.encode("latin-1"),
                               capture_output=True, env=dict(FIXED_ENV),
                               cwd="/", timeout=timeout, check=False)
+
+    def sdtune(self, *args: str, config: Optional[str] = None,
+               stdin: Optional[str] = None) -> subprocess.CompletedProcess:
+        """Run the product's launcher (bin/sdtune, by path: nothing of the
+        product is imported) against this appliance: `-R root --config
+        sdtune.conf`, the test python, no zonename."""
+        env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
+               "SDTUNE_ZONENAME_CMD": "/nonexistent"}
+        launcher = os.path.join(REPO, "bin", "sdtune")
+        return subprocess.run([launcher, "-R", self.root, "--config",
+                               config or self.config, *args], env=env,
+                              input=stdin, capture_output=True, text=True,
+                              stdin=None if stdin is not None else
+                              subprocess.DEVNULL, check=False)
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -59,12 +59,7 @@ def record(app, key, serial, firmware, native=4096, nv_sup=False,
 
 
 def audit(app, *args, config=None):
-    env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
-           "SDTUNE_ZONENAME_CMD": "/nonexistent"}
-    proc = subprocess.run([os.path.join(REPO, "bin", "sdtune"), "-R",
-                           app.root, "--config", config or app.config,
-                           "audit", "-o", "json", *args], env=env,
-                          capture_output=True, text=True, check=False)
+    proc = app.sdtune("audit", "-o", "json", *args, config=config)
     assert proc.returncode in (0, 1), proc.stderr
     return proc.returncode, json.loads(proc.stdout)["findings"]
 
@@ -83,11 +78,7 @@ def test_clean_appliance_exits_0_and_says_so(tmp_path):
     assert rc == 0, found
     # Only info findings (the shipped VMware pair matches no disk here).
     assert {f["severity"] for f in found} <= {"info"}
-    env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
-           "SDTUNE_ZONENAME_CMD": "/nonexistent"}
-    proc = subprocess.run([os.path.join(REPO, "bin", "sdtune"), "-R",
-                           app.root, "--config", app.config, "audit", "-x"],
-                          env=env, capture_output=True, text=True)
+    proc = app.sdtune("audit", "-x")
     assert proc.returncode == 0 and proc.stdout == "no problems found\n"
 
 

@@ -5,7 +5,6 @@ field by field against the simulator's own truth (tests/sim)."""
 import io
 import json
 import os
-import subprocess
 import sys
 
 import pytest
@@ -41,12 +40,7 @@ def appliances(tmp_path_factory):
 
 
 def sdtune(app, *args):
-    env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
-           "SDTUNE_ZONENAME_CMD": "/nonexistent"}
-    return subprocess.run([os.path.join(REPO, "bin", "sdtune"), "-R",
-                           app.root, "--config", app.config, *args],
-                          env=env, capture_output=True, text=True,
-                          check=False)
+    return app.sdtune(*args)
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)

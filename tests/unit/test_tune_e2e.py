@@ -19,13 +19,8 @@ INTEL = "ATA     INTEL SSDSC2BA40"
 INTEL_DISK = "c0t55CD2E404C0D8D0Ed0"
 
 
-def sdtune(app, *args, config=None, stdin=subprocess.DEVNULL):
-    env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
-           "SDTUNE_ZONENAME_CMD": "/nonexistent"}
-    return subprocess.run([os.path.join(REPO, "bin", "sdtune"), "-R",
-                           app.root, "--config", config or app.config,
-                           *args], env=env, capture_output=True, text=True,
-                          stdin=stdin, check=False)
+def sdtune(app, *args, config=None):
+    return app.sdtune(*args, config=config)
 
 
 def inject_record(app, key, recommended, nv_sup=True, serial="S1",
