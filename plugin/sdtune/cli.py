@@ -121,6 +121,18 @@ def build_parser() -> argparse.ArgumentParser:
     rollback.add_argument("--last", action="store_true")
     rollback.add_argument("--yes", action="store_true")
 
+    tr = sub.add_parser("trace", help="run a DTrace script on the sd "
+                        "disks and summarise it")
+    tr.add_argument("script", choices=("iosize", "align", "flush",
+                                       "qdepth"))
+    tr.add_argument("-d", dest="disk", metavar="DISK",
+                    help="cXtYdZ or sdN (default: every sd disk)")
+    tr.add_argument("-t", dest="seconds", type=int, default=10,
+                    metavar="SECONDS", help="how long to trace (default 10)")
+    tr.add_argument("-H", dest="scripted", action="store_true")
+    tr.add_argument("-p", dest="parsable", action="store_true")
+    tr.add_argument("-o", dest="output", choices=("json",))
+
     sdconf = sub.add_parser("sdconf", help="offline sd.conf tools")
     sdconf.add_argument("--flavour", choices=FLAVOURS,
                         help="kernel rules to model (default from config)")
@@ -319,6 +331,11 @@ def _main(argv: Optional[List[str]], out: TextIO,
             return _run_tune(args, host, cfg, out)
         if args.command in ("certify", "results", "infer"):
             return _run_certify(args, host, cfg, out)
+        if args.command == "trace":
+            from .trace import cmd_trace
+            return cmd_trace(host, args.script, args.disk, args.seconds,
+                             out, args.output == "json", args.scripted,
+                             args.parsable, sys.stderr)
         if args.command == "disks":
             # Imported here: the offline sd.conf tools need none of it.
             from .disks_cmd import cmd_disks
