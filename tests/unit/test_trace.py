@@ -665,3 +665,19 @@ class _Out:
 
     def write(self, s):
         self.text += s
+
+
+def test_trace_through_the_command_line(tmp_path, capsys):
+    """`sdtune trace` as wired in cli.py: the config's dtrace runs the
+    script with the device and seconds, and the summary is printed."""
+    from sdtune.cli import main
+    host = fake_dtrace(tmp_path, align_output())
+    conf = tmp_path / "trace.conf"
+    conf.write_text("[commands]\ndtrace = %s\n" % host.commands["dtrace"])
+    rc = main(["-R", str(tmp_path), "--config", str(conf), "trace", "align",
+               "-d", "sd3", "-t", "5", "-o", "json"])
+    assert rc == 0
+    assert args_of(tmp_path) == ["-s", trace.script_path("align"), "sd3",
+                                 "5"]
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["trace"] == "align" and doc["devices"][0]["rmw_writes"] == 121
