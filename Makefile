@@ -1,17 +1,46 @@
 # sdtune: certify SSDs and tune sd.conf on illumos storage appliances.
 #
-#   make demo    run sdtune on the built-in simulated appliance
+#   make demo    run sdtune on the built-in simulated appliance with
+#                emulated drives: disks, certify, plan, apply, verify,
+#                reboot, audit, rollback (make demo-sdconf: the sd.conf
+#                tools alone)
 #   make check   install the test dependencies if needed, run every test
 #   make bench   benchmarks, printed as times and ratios
 #   make fuzz    fuzz the sd.conf engine with 100,000 inputs
 #   make faults  EIO, ENOSPC and SIGKILL at every write, fsync and rename
 #                of apply and rollback; sd.conf must stay old or new
+#   make install DESTDIR=... PREFIX=/usr
+#                the launcher, package, engine, D scripts, man pages and
+#                the shipped defaults (PREFIX/lib/sdtune/conf/sdtune.conf)
+#                under DESTDIR; nothing in /etc (gmake on illumos)
+#   make package build/sdtune.p5m, the IPS manifest of what install
+#                installs (into build/proto unless DESTDIR is given)
 
 PYTHON ?= python3
 FUZZ_INPUTS ?= 100000
 PYTEST = PYTHONPATH=plugin $(PYTHON) -m pytest
 
-.PHONY: all check deps test lint demo bench fuzz faults clean
+# Installation.  DESTDIR is a staging root (empty: the running system);
+# PREFIX is where the programs go on the target.  The shipped defaults go
+# next to the package, read-only, where config.py looks for them; the local
+# settings, /etc/sdtune/sdtune.conf, are the operator's and not installed.
+PREFIX ?= /usr
+DESTDIR ?=
+PKG_PROTO = $(if $(DESTDIR),$(DESTDIR),build/proto)
+PKG_MANIFEST ?= build/sdtune.p5m
+# The Python runtime package of the target distribution, for example
+# pkg:/runtime/python-39 on OpenIndiana or pkg:/runtime/python-311 on OmniOS.
+PYTHON_PKG ?= pkg:/runtime/python-3
+# The architecture sdio is built for (variant.arch): uname -p on illumos;
+# i386 (x86, as every NexentaStor) when the manifest is made elsewhere.
+PKG_ARCH ?= $(if $(filter SunOS,$(ENGINE_OS)),$(shell uname -p),i386)
+SDTUNE_VERSION := $(shell sed -n \
+    's/^__version__ = "\(.*\)"$$/\1/p' plugin/sdtune/__init__.py)
+INST_SBIN = $(DESTDIR)$(PREFIX)/sbin
+INST_LIB = $(DESTDIR)$(PREFIX)/lib/sdtune
+INST_MAN = $(DESTDIR)$(PREFIX)/share/man
+
+.PHONY: all check deps test lint demo demo-sdconf bench fuzz faults clean install package
 
 all: engine
 
@@ -27,13 +56,16 @@ test:
 
 lint:
 	shellcheck -s ksh bin/sdtune
-	shellcheck -s sh tests/deps.sh tests/demo.sh .ci/run
+	shellcheck -s sh tests/deps.sh tests/demo-sdconf.sh .ci/run
 	$(PYTHON) tests/check_seams.py
 	$(PYTHON) -m pyflakes plugin tests
 	$(PYTHON) -m pycodestyle plugin tests
 
-demo: engine
-	@PYTHON=$(PYTHON) sh tests/demo.sh
+demo: deps engine
+	@PYTHONPATH=plugin $(PYTHON) tests/demo.py
+
+demo-sdconf: deps
+	@PYTHON=$(PYTHON) sh tests/demo-sdconf.sh
 
 bench: engine
 	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_sdconf.py
@@ -51,3 +83,52 @@ clean:
 	rm -f $(ENGINE_BIN)
 	rm -rf .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+# cp and chmod rather than install(1), whose options differ between
+# illumos (/usr/sbin/install) and GNU.  Every target is removed first so
+# that a second install over read-only files works.  Only *.py of the
+# package are copied: no __pycache__.
+install: engine
+	@set -e; umask 022; \
+	inst() { rm -f "$$3"; cp "$$2" "$$3"; chmod "$$1" "$$3"; \
+	    echo "install -m $$1 $$2 $$3"; }; \
+	mkdir -p "$(INST_SBIN)" "$(INST_LIB)/bin" "$(INST_LIB)/conf" \
+	    "$(INST_LIB)/dtrace" "$(INST_MAN)/man8" "$(INST_MAN)/man5"; \
+	rm -f "$(INST_SBIN)/sdtune"; \
+	sed '1s|^#!.*|#!/usr/bin/ksh93|' bin/sdtune > "$(INST_SBIN)/sdtune"; \
+	chmod 0555 "$(INST_SBIN)/sdtune"; \
+	echo "install -m 0555 bin/sdtune $(INST_SBIN)/sdtune (#!/usr/bin/ksh93)"; \
+	for f in $$(find plugin/sdtune -name __pycache__ -prune -o \
+	    -type f -name '*.py' -print | LC_ALL=C sort); do \
+		mkdir -p "$(INST_LIB)/$${f%/*}"; \
+		inst 0444 "$$f" "$(INST_LIB)/$$f"; \
+	done; \
+	inst 0555 $(ENGINE_BIN) "$(INST_LIB)/bin/sdio"; \
+	inst 0444 conf/known-drives.tsv "$(INST_LIB)/conf/known-drives.tsv"; \
+	rm -f "$(INST_LIB)/conf/sdtune.conf"; \
+	sed 's|^sdio[ 	]*=.*|sdio = $(PREFIX)/lib/sdtune/bin/sdio|' \
+	    conf/sdtune.conf > "$(INST_LIB)/conf/sdtune.conf"; \
+	chmod 0444 "$(INST_LIB)/conf/sdtune.conf"; \
+	echo "install -m 0444 conf/sdtune.conf $(INST_LIB)/conf/sdtune.conf"; \
+	for f in dtrace/*.d; do \
+		[ -f "$$f" ] || continue; \
+		inst 0444 "$$f" "$(INST_LIB)/$$f"; \
+	done; \
+	inst 0444 conf/sdtune.8 "$(INST_MAN)/man8/sdtune.8"; \
+	inst 0444 conf/sdtune.conf.5 "$(INST_MAN)/man5/sdtune.conf.5"
+
+# The file and dir actions are generated from the proto area, so the
+# manifest lists exactly what install installed; conf/sdtune.p5m holds
+# the rest (package name, summary, license, dependencies).  A DESTDIR
+# given here must hold nothing else: everything in it is listed.
+package:
+	@if [ -z "$(DESTDIR)" ]; then rm -rf build/proto; fi
+	$(MAKE) install DESTDIR="$(PKG_PROTO)" PREFIX="$(PREFIX)"
+	mkdir -p "$(dir $(PKG_MANIFEST))"
+	$(PYTHON) conf/make_manifest.py -D PKGVERS=$(SDTUNE_VERSION) \
+	    -D PYTHON_PKG=$(PYTHON_PKG) -D ARCH=$(PKG_ARCH) \
+	    conf/sdtune.p5m "$(PKG_PROTO)" \
+	    > "$(PKG_MANIFEST).tmp"
+	mv "$(PKG_MANIFEST).tmp" "$(PKG_MANIFEST)"
+	@echo "$(PKG_MANIFEST): publish with" \
+	    "pkgsend publish -s REPO -d $(PKG_PROTO) -d . $(PKG_MANIFEST)"

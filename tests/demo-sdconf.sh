@@ -1,5 +1,5 @@
 #!/bin/sh
-# make demo: sdtune's sd.conf tools on a NexentaStor-shaped sd.conf.
+# make demo-sdconf: sdtune's sd.conf tools on a NexentaStor-shaped sd.conf.
 #
 # Shows, on a scratch copy: what the kernel would ignore in a hand-edited
 # sd.conf (check), what sd makes of each pair (show), a safe edit as a
@@ -78,5 +78,3 @@ step sdconf unset "$work/sd.conf" --vid ATA --pid "INTEL SSDSC2BA40" \
     --write
 cmp -s "$work/sd.conf" "$work/sd.conf.orig"
 printf '\nAfter unset the file is byte-identical to the original.\n'
-printf 'Next issues bring the simulated appliance: disks, certify, plan, '
-printf 'apply, verify, audit, rollback.\n'

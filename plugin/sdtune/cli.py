@@ -192,7 +192,7 @@ def _flavour(args: argparse.Namespace, cfg: Config) -> str:
         return args.flavour
     value = cfg.sections.get("sdconf", {}).get("flavour", "nexenta")
     if value not in FLAVOURS:
-        raise SdtuneError("load config", cfg.source_files[-1],
+        raise SdtuneError("load config", cfg.where("sdconf", "flavour"),
                           "[sdconf] flavour = '%s': expected %s"
                           % (value, " or ".join(FLAVOURS)), EXIT_USAGE)
     return value
@@ -225,7 +225,7 @@ def tune_context(host: Host, cfg: Config, flavour: str):
     from .tune.commands import Context, parse_generations
     generations = parse_generations(
         cfg.sections.get("journal", {}).get("generations", "10"),
-        cfg.source_files[-1])
+        cfg.where("journal", "generations"))
     return Context(host, cfg.paths.get("sd_conf", "/kernel/drv/sd.conf"),
                    cfg.paths.get("state_dir", "/var/sdtune"), flavour,
                    generations,
@@ -288,7 +288,9 @@ def _run_certify(args: argparse.Namespace, host: Host, cfg: Config,
     try:
         timing = Timing.from_config(cfg.sections.get("certify", {}))
     except ValueError as e:
-        raise SdtuneError("load config", cfg.source_files[-1], str(e),
+        # The message starts "[certify] KEY = ...": name that key's file.
+        key = str(e).split("]", 1)[-1].split("=", 1)[0].strip()
+        raise SdtuneError("load config", cfg.where("certify", key), str(e),
                           EXIT_USAGE)
     return cmd_certify(host, state_dir, timing, args.targets, args.confirm,
                        out, sys.stderr, args.output == "json",

@@ -1,23 +1,36 @@
-"""Load sdtune.conf: the shipped defaults, then an operator's file on top.
+"""Load sdtune.conf in three layers, each overriding the one before key
+by key:
 
-The files are INI, read with configparser without interpolation.  A file
-given with ``--config`` overrides the defaults key by key.  Command and
-path values must be absolute, because sdtune runs nothing found through a
-search path.  Every error names the file, the line and the key.  Files are
-read through the host; this module runs no commands.
+ 1. the shipped defaults, read-only, next to the package
+    (<package>/../../conf/sdtune.conf: conf/sdtune.conf in the tree,
+    /usr/lib/sdtune/conf/sdtune.conf installed), replaced on upgrade;
+ 2. the system's local settings, SYSTEM_CONFIG, when that file exists:
+    only the keys the operator changes, so keys added by a later version
+    still arrive from the defaults;
+ 3. a file given with ``--config``.
+
+The files are INI, read with configparser without interpolation.  Command
+and path values must be absolute, because sdtune runs nothing found
+through a search path.  Every error names the file, the line and the key.
+Files are read through the host; this module runs no commands.
 """
 
 import configparser
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from sdtune.errors import ConfigError, HostError
 from sdtune.host import Host
 
+# The system's local settings: an absolute path on this machine, never
+# resolved under -R (it configures the sdtune installed here).  load_config
+# takes it as a parameter so that tests can leave it out.
+SYSTEM_CONFIG = "/etc/sdtune/sdtune.conf"
+
 # Sections whose every value is an absolute path.
-_ABSOLUTE_SECTIONS = ("commands", "paths", "libraries")
+_ABSOLUTE_SECTIONS = ("commands", "paths", "libraries", "data")
 
 _SECTION_RE = re.compile(r"\s*\[(?P<name>[^\]]+)\]")
 _KEY_RE = re.compile(r"(?P<key>[^=:\s#;\[][^=:]*?)\s*[=:]")
@@ -33,23 +46,22 @@ class Config:
     # Every section, raw, for settings that have no typed field yet.
     sections: Dict[str, Dict[str, str]] = field(default_factory=dict)
     source_files: List[str] = field(default_factory=list)
+    # (section, key) -> the file whose value won, for error messages.
+    origin: Dict[Tuple[str, str], str] = field(default_factory=dict)
+
+    def where(self, section: str, key: str) -> str:
+        """The file the value of [section] key came from."""
+        return self.origin.get((section, key), self.source_files[0]
+                               if self.source_files else "sdtune.conf")
 
 
 def default_config_path() -> str:
-    """The shipped sdtune.conf: in the tree or installed next to the
-    package, else the system-wide copy."""
+    """The shipped defaults next to the package: conf/sdtune.conf in the
+    tree, <prefix>/lib/sdtune/conf/sdtune.conf installed.  Never another
+    place, so that no stray copy elsewhere can take their place."""
     package_dir = os.path.dirname(os.path.abspath(__file__))
-    candidates = [
-        os.path.normpath(os.path.join(package_dir, "..", "..", "conf",
-                                      "sdtune.conf")),
-        "/etc/sdtune/sdtune.conf",
-    ]
-    for candidate in candidates:
-        if os.path.isfile(candidate):
-            return candidate
-    raise ConfigError("load config", candidates[0],
-                      "no default configuration (also looked for %s)"
-                      % candidates[1])
+    return os.path.normpath(os.path.join(package_dir, "..", "..", "conf",
+                                         "sdtune.conf"))
 
 
 def _line_of(text: str, section: str, key: Optional[str] = None) -> int:
@@ -132,19 +144,26 @@ def _read(host: Host, path: str) -> Dict[str, Dict[str, str]]:
     return {name: dict(parser.items(name)) for name in parser.sections()}
 
 
-def load_config(host: Host, override: Optional[str] = None) -> Config:
-    """Defaults from default_config_path(), then ``override`` key by key."""
+def load_config(host: Host, override: Optional[str] = None,
+                system_config: Optional[str] = SYSTEM_CONFIG) -> Config:
+    """The shipped defaults, then ``system_config`` if it exists (None:
+    no such layer), then ``override``, each key by key.  A missing
+    defaults or override file is an error naming it."""
     files = [default_config_path()]
+    if system_config is not None and host.exists(system_config):
+        files.append(system_config)
     if override is not None:
         files.append(override)
     sections: Dict[str, Dict[str, str]] = {}
+    origin: Dict[Tuple[str, str], str] = {}
     for path in files:
         for name, values in _read(host, path).items():
             sections.setdefault(name, {}).update(values)
+            origin.update({(name, key): path for key in values})
     return Config(commands=dict(sections.get("commands", {})),
                   paths=dict(sections.get("paths", {})),
                   libraries=dict(sections.get("libraries", {})),
-                  sections=sections, source_files=files)
+                  sections=sections, source_files=files, origin=origin)
 
 
 def commands_for(cfg: Config) -> Dict[str, str]:

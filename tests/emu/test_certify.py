@@ -91,16 +91,16 @@ def test_classified_idle(tmp_path, emulated_drive, preset, logical, native,
     assert [r["serial"] for r in listed["results"]] == ["E0001"]
 
 
-@pytest.mark.parametrize("preset, logical, native",
-                         [("512e", 512, 4096), ("8k", 512, 8192)])
+@pytest.mark.parametrize("preset, logical, native", PRESETS)
+@pytest.mark.parametrize("cache", ["volatile", "nonvolatile"])
 def test_classified_with_two_cpu_hogs(tmp_path, emulated_drive, cpu_hogs,
-                                      preset, logical, native):
-    drive = emulated_drive(preset, "volatile")
+                                      preset, logical, native, cache):
+    drive = emulated_drive(preset, cache)
     app = appliance(tmp_path, [disk("c5t0d0", 0, drive.path, logical,
-                                    False, "E0002")])
+                                    cache == "nonvolatile", "E0002")])
     with cpu_hogs(2):
         res = certify(app, "c5t0d0")
-    check_verdict(res, native, "volatile")
+    check_verdict(res, native, cache)
 
 
 def test_queue_depth_knee(tmp_path, emulated_drive):

@@ -52,8 +52,8 @@ def test_exit_status_and_arguments_pass_through(tmp_path):
     assert proc.returncode == 7
     lines = proc.stdout.splitlines()
     args = [x[4:] for x in lines if x.startswith("arg=")]
-    # python -I -c BOOTSTRAP PLUGINDIR, then the arguments unchanged.
-    assert args[:2] == ["-I", "-c"]
+    # python -I -B -c BOOTSTRAP PLUGINDIR, then the arguments unchanged.
+    assert args[:3] == ["-I", "-B", "-c"]
     assert "runpy.run_module(\"sdtune\"" in "\n".join(lines)
     assert os.path.join(REPO, "plugin") in args
     i = args.index(os.path.join(REPO, "plugin"))
@@ -135,3 +135,40 @@ def test_shellcheck_clean():
     proc = subprocess.run([shellcheck, "-s", "ksh", LAUNCHER],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_installed_layout_finds_lib_plugin(tmp_path):
+    """Installed as <prefix>/sbin/sdtune, the package is in
+    <prefix>/lib/sdtune/plugin (make install)."""
+    sbin = tmp_path / "usr" / "sbin"
+    plugin = tmp_path / "usr" / "lib" / "sdtune" / "plugin"
+    (plugin / "sdtune").mkdir(parents=True)
+    sbin.mkdir(parents=True)
+    shutil.copy(LAUNCHER, str(sbin / "sdtune"))
+    proc = launch(tmp_path, ["disks"], launcher=str(sbin / "sdtune"))
+    assert proc.returncode == 7, proc.stderr
+    assert "arg=%s" % os.path.realpath(str(plugin)) in (
+        proc.stdout.splitlines())
+
+
+def test_tree_layout_wins_over_installed_layout(tmp_path):
+    bindir = tmp_path / "bin"
+    (tmp_path / "plugin" / "sdtune").mkdir(parents=True)
+    (tmp_path / "lib" / "sdtune" / "plugin" / "sdtune").mkdir(parents=True)
+    bindir.mkdir()
+    shutil.copy(LAUNCHER, str(bindir / "sdtune"))
+    proc = launch(tmp_path, ["disks"], launcher=str(bindir / "sdtune"))
+    assert proc.returncode == 7, proc.stderr
+    assert "arg=%s" % os.path.realpath(str(tmp_path / "plugin")) in (
+        proc.stdout.splitlines())
+
+
+def test_no_package_found(tmp_path):
+    bindir = tmp_path / "sbin"
+    bindir.mkdir()
+    shutil.copy(LAUNCHER, str(bindir / "sdtune"))
+    proc = launch(tmp_path, ["disks"], launcher=str(bindir / "sdtune"))
+    assert proc.returncode == 4
+    assert proc.stderr == ("sdtune: cannot find '%s/../lib/sdtune/plugin'\n"
+                           % os.path.realpath(str(bindir)))
+    assert proc.stdout == ""

@@ -1,12 +1,19 @@
-"""Tests for sdtune.config: shipped defaults, key-by-key overrides, and
-errors that name the file, the line and the key."""
+"""Tests for sdtune.config: the three layers (shipped defaults, the
+system's local settings, --config), each overriding the one before key by
+key, and errors that name the file, the line and the key.
 
+Every test names the system layer itself (a temporary path or None), so
+that an /etc/sdtune/sdtune.conf on the machine running the tests is never
+read."""
+
+import inspect
 import os
 
 import pytest
 
-from sdtune.config import (Config, commands_for, default_config_path,
-                           load_config)
+import sdtune.config
+from sdtune.config import (SYSTEM_CONFIG, Config, commands_for,
+                           default_config_path, load_config)
 from sdtune.errors import EXIT_USAGE, ConfigError
 from sdtune.host import RealHost
 
@@ -14,15 +21,26 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
 class RecordingHost(RealHost):
-    """Remembers which files config asked the host to read."""
+    """Remembers which files config asked the host to read, and which it
+    asked about."""
 
     def __init__(self):
         super().__init__()
         self.read = []
+        self.asked = []
 
     def read_bytes(self, path):
         self.read.append(path)
         return super().read_bytes(path)
+
+    def exists(self, path):
+        self.asked.append(path)
+        return super().exists(path)
+
+
+def load(host, override=None, system=None):
+    """load_config without the machine's own /etc/sdtune/sdtune.conf."""
+    return load_config(host, override, system_config=system)
 
 
 def write(tmp_path, text, name="x.conf"):
@@ -35,9 +53,17 @@ def test_default_path_is_in_tree():
     assert default_config_path() == os.path.join(REPO, "conf", "sdtune.conf")
 
 
+def test_system_layer_is_etc_by_default():
+    """The CLI calls load_config(host, override): the system layer is then
+    /etc/sdtune/sdtune.conf, an absolute path on this machine."""
+    assert SYSTEM_CONFIG == "/etc/sdtune/sdtune.conf"
+    default = inspect.signature(load_config).parameters["system_config"]
+    assert default.default == SYSTEM_CONFIG
+
+
 def test_defaults_load():
     host = RecordingHost()
-    cfg = load_config(host)
+    cfg = load(host)
     assert isinstance(cfg, Config)
     assert cfg.commands == {
         "mdb": "/usr/bin/mdb",
@@ -69,7 +95,7 @@ def test_override_replaces_single_keys(tmp_path):
                                "[thresholds]\n"
                                "flush_ms = 5\n")
     host = RecordingHost()
-    cfg = load_config(host, override)
+    cfg = load(host, override)
     assert cfg.commands["mdb"] == "/opt/sim/bin/mdb"
     assert cfg.commands["newtool"] == "/opt/sim/bin/newtool"
     assert cfg.commands["zpool"] == "/usr/sbin/zpool"
@@ -84,7 +110,7 @@ def test_override_replaces_single_keys(tmp_path):
 def test_relative_command_names_file_line_and_key(tmp_path):
     path = write(tmp_path, "[commands]\n# the debugger\nmdb = mdb\n")
     with pytest.raises(ConfigError) as info:
-        load_config(RealHost(), path)
+        load(RealHost(), path)
     assert str(info.value) == (
         "cannot load config '%s': line 3: [commands] mdb = 'mdb': "
         "not an absolute path" % path)
@@ -96,18 +122,18 @@ def test_relative_path_and_unknown_command(tmp_path):
                            "state_dir = var/sdtune\n")
     with pytest.raises(ConfigError, match=r"line 4: \[paths\] state_dir = "
                                           r"'var/sdtune': not an absolute"):
-        load_config(RealHost(), path)
+        load(RealHost(), path)
     path = write(tmp_path, "[journal]\ngenerations = 3\n[commands]\n"
                            "Future = ./future\n", "y.conf")
     with pytest.raises(ConfigError, match=r"line 4: \[commands\] future = "
                                           r"'./future'"):
-        load_config(RealHost(), path)
+        load(RealHost(), path)
 
 
 def test_empty_command_value_refused(tmp_path):
     path = write(tmp_path, "[commands]\nmdb =\n")
     with pytest.raises(ConfigError, match=r"line 2: \[commands\] mdb = '': "):
-        load_config(RealHost(), path)
+        load(RealHost(), path)
 
 
 @pytest.mark.parametrize("text, reason", [
@@ -125,14 +151,14 @@ def test_empty_command_value_refused(tmp_path):
 def test_syntax_errors_name_the_line(tmp_path, text, reason):
     path = write(tmp_path, text)
     with pytest.raises(ConfigError) as info:
-        load_config(RealHost(), path)
+        load(RealHost(), path)
     assert str(info.value) == "cannot load config '%s': %s" % (path, reason)
 
 
 def test_missing_override_file(tmp_path):
     path = str(tmp_path / "nope.conf")
     with pytest.raises(ConfigError) as info:
-        load_config(RealHost(), path)
+        load(RealHost(), path)
     assert str(info.value) == (
         "cannot load config '%s': No such file or directory" % path)
 
@@ -141,4 +167,168 @@ def test_override_not_utf8(tmp_path):
     path = tmp_path / "bad.conf"
     path.write_bytes(b"[commands]\nmdb = /usr/bin/\xff\n")
     with pytest.raises(ConfigError, match="not valid UTF-8"):
-        load_config(RealHost(), str(path))
+        load(RealHost(), str(path))
+
+
+def test_relative_known_drives_refused(tmp_path):
+    path = write(tmp_path, "[data]\nknown_drives = known-drives.tsv\n")
+    with pytest.raises(ConfigError) as info:
+        load(RealHost(), path)
+    assert str(info.value) == (
+        "cannot load config '%s': line 2: [data] known_drives = "
+        "'known-drives.tsv': not an absolute path" % path)
+    path = write(tmp_path, "[data]\nknown_drives = /var/tmp/drives.tsv\n",
+                 "ok.conf")
+    cfg = load(RealHost(), path)
+    assert cfg.sections["data"] == {"known_drives": "/var/tmp/drives.tsv"}
+
+
+# -- the three layers --------------------------------------------------
+
+def test_layers_in_order(tmp_path):
+    """Defaults, then the system file, then --config, each key by key."""
+    system = write(tmp_path, "[commands]\n"
+                             "mdb = /opt/site/bin/mdb\n"
+                             "zdb = /opt/site/bin/zdb\n"
+                             "[journal]\n"
+                             "generations = 30\n", "system.conf")
+    override = write(tmp_path, "[commands]\n"
+                               "zdb = /opt/lab/bin/zdb\n"
+                               "[sdconf]\n"
+                               "flavour = upstream\n", "lab.conf")
+    host = RecordingHost()
+    cfg = load(host, override, system)
+    assert cfg.source_files == [default_config_path(), system, override]
+    assert host.read == cfg.source_files
+    assert cfg.commands["mdb"] == "/opt/site/bin/mdb"        # system
+    assert cfg.commands["zdb"] == "/opt/lab/bin/zdb"         # --config
+    assert cfg.commands["zpool"] == "/usr/sbin/zpool"        # defaults
+    assert cfg.sections["journal"] == {"generations": "30"}
+    assert cfg.sections["sdconf"] == {"flavour": "upstream"}
+    assert cfg.sections["certify"]["step_max_s"] == "6"
+
+
+def test_system_layer_without_override(tmp_path):
+    system = write(tmp_path, "[paths]\nstate_dir = /var/site\n",
+                   "system.conf")
+    cfg = load(RealHost(), None, system)
+    assert cfg.source_files == [default_config_path(), system]
+    assert cfg.paths == {"sd_conf": "/kernel/drv/sd.conf",
+                         "state_dir": "/var/site"}
+
+
+def test_absent_system_file_is_fine(tmp_path):
+    """No /etc/sdtune/sdtune.conf: the defaults alone, and the host was
+    only asked whether it exists."""
+    system = str(tmp_path / "etc" / "sdtune" / "sdtune.conf")
+    host = RecordingHost()
+    cfg = load(host, None, system)
+    assert cfg.source_files == [default_config_path()]
+    assert host.asked == [system]
+    assert host.read == [default_config_path()]
+    assert cfg.commands["mdb"] == "/usr/bin/mdb"
+
+
+def test_no_system_layer_asks_nothing():
+    host = RecordingHost()
+    cfg = load(host)
+    assert host.asked == []
+    assert cfg.source_files == [default_config_path()]
+
+
+def test_system_layer_checked_through_the_host(tmp_path):
+    """Whether the system file exists is the host's answer, not
+    os.path's: a host that says no is believed."""
+    system = write(tmp_path, "[commands]\nmdb = /opt/site/bin/mdb\n",
+                   "system.conf")
+
+    class NoSystemFile(RecordingHost):
+        def exists(self, path):
+            super().exists(path)
+            return False
+
+    host = NoSystemFile()
+    cfg = load(host, None, system)
+    assert host.asked == [system]
+    assert cfg.source_files == [default_config_path()]
+    assert cfg.commands["mdb"] == "/usr/bin/mdb"
+
+
+def test_error_names_the_system_file_and_line(tmp_path):
+    system = write(tmp_path, "# site settings\n[commands]\n"
+                             "mdb = /opt/site/bin/mdb\nzdb = zdb\n",
+                   "system.conf")
+    override = write(tmp_path, "[commands]\nzdb = /opt/lab/bin/zdb\n",
+                     "lab.conf")
+    with pytest.raises(ConfigError) as info:
+        load(RealHost(), override, system)
+    assert str(info.value) == (
+        "cannot load config '%s': line 4: [commands] zdb = 'zdb': "
+        "not an absolute path" % system)
+    assert info.value.exit_code == EXIT_USAGE
+
+
+def test_error_names_the_override_file_and_line(tmp_path):
+    system = write(tmp_path, "[paths]\nstate_dir = /var/site\n",
+                   "system.conf")
+    override = write(tmp_path, "[paths]\n\nstate_dir = lab\n", "lab.conf")
+    with pytest.raises(ConfigError) as info:
+        load(RealHost(), override, system)
+    assert str(info.value) == (
+        "cannot load config '%s': line 3: [paths] state_dir = 'lab': "
+        "not an absolute path" % override)
+
+
+def test_unreadable_system_file(tmp_path):
+    """A system path that exists but cannot be read is an error, not a
+    layer silently left out."""
+    system = tmp_path / "sdtune.conf"
+    system.mkdir()
+    with pytest.raises(ConfigError) as info:
+        load(RealHost(), None, str(system))
+    assert str(info.value).startswith(
+        "cannot load config '%s': " % system)
+
+
+def test_missing_defaults_name_their_path(tmp_path, monkeypatch):
+    """Without the shipped defaults nothing is loaded, even when the
+    system file exists: it only holds the keys it changes."""
+    missing = str(tmp_path / "lib" / "sdtune" / "conf" / "sdtune.conf")
+    monkeypatch.setattr(sdtune.config, "default_config_path",
+                        lambda: missing)
+    system = write(tmp_path, "[paths]\nstate_dir = /var/site\n",
+                   "system.conf")
+    with pytest.raises(ConfigError) as info:
+        load(RealHost(), None, system)
+    assert str(info.value) == (
+        "cannot load config '%s': No such file or directory" % missing)
+    assert info.value.exit_code == EXIT_USAGE
+
+
+def test_defaults_are_not_looked_for_elsewhere(tmp_path, monkeypatch):
+    """The defaults come from next to the package only: a defaults file
+    that is missing is not replaced by the system file or any other."""
+    missing = str(tmp_path / "nope.conf")
+    monkeypatch.setattr(sdtune.config, "default_config_path",
+                        lambda: missing)
+    host = RecordingHost()
+    with pytest.raises(ConfigError):
+        load(host)
+    assert host.read == [missing]
+
+
+def test_value_errors_name_the_layer_the_value_came_from(tmp_path,
+                                                         capsys):
+    """A bad [certify] value set in --config is reported against that
+    file, not against the shipped defaults (and vice versa)."""
+    from sdtune.cli import main
+    bad = tmp_path / "bad.conf"
+    bad.write_text("[certify]\ninterval_s = fast\n")
+    target = tmp_path / "f"
+    target.write_bytes(b"")
+    rc = main(["--config", str(bad), "certify", str(target), "--confirm",
+               str(target)])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert "cannot load config '%s'" % bad in err
+    assert "interval_s = 'fast'" in err

@@ -238,3 +238,30 @@ def test_eight_concurrent_applies_one_wins(app, tmp_path):
     assert sd_conf(app) == texts[winner]            # no lost update
     hist = json.loads(sdtune(app, "history", "-o", "json").stdout)
     assert [e["state"] for e in hist["entries"]] == ["done"]
+
+
+def test_not_root_is_refused_before_anything(app, tmp_path):
+    """sdtune run by an ordinary user: a clear error, no lock, no journal,
+    sd.conf unchanged."""
+    inject_record(app, INTEL, {"physical-block-size": 4096})
+    plan_file = str(tmp_path / "plan.json")
+    assert sdtune(app, "plan", "-o", plan_file).returncode == 0
+    os.chmod(plan_file, 0o644)
+    before = sd_conf(app)
+    # pytest's temporary directories are private to root: let the
+    # ordinary user through to read the appliance (it stays read-only).
+    for d in (tmp_path.parent.parent, tmp_path.parent, tmp_path):
+        os.chmod(str(d), 0o755)
+    # The system python: the test's own may live where nobody cannot go.
+    env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": "/usr/bin/python3",
+           "SDTUNE_ZONENAME_CMD": "/nonexistent"}
+    proc = subprocess.run(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+         os.path.join(REPO, "bin", "sdtune"), "-R", app.root, "--config",
+         app.config, "apply", plan_file, "--yes"], env=env,
+        capture_output=True, text=True, check=False)
+    assert proc.returncode == 4, proc.stderr
+    assert "must be root" in proc.stderr
+    assert sd_conf(app) == before
+    assert not os.path.exists(os.path.join(app.root, "var", "sdtune",
+                                           "lock"))

@@ -104,6 +104,10 @@ class Transaction:
             diff: str, verify: Optional[VerifyFn] = None,
             rollback_of: Optional[str] = None) -> Entry:
         """Replace sd.conf by `new` if it still has checksum `base_sha`."""
+        # Checked first: a non-root run must not even create the lock.
+        if not self.host.is_root():
+            raise SdtuneError(action, self.path, "must be root: "
+                              "update_drv and sd.conf need it")
         with self.lock(action):
             self.recover(verify)
             old = self.current()
@@ -119,9 +123,6 @@ class Transaction:
                                    "%d error(s) the kernel would ignore, "
                                    "first: %s" % (len(errors),
                                                   errors[0].message))
-            if not self.host.is_root():
-                raise SdtuneError(action, self.path, "must be root: "
-                                  "update_drv and sd.conf need it")
             if not self.host.can_run("update_drv"):
                 raise SdtuneError(action, self.path, "update_drv cannot be "
                                   "run: check [commands] update_drv")
