@@ -2,7 +2,7 @@
 
 Fields (the OUTPUT FIELDS of the man page): NAME, KEY (the 24-byte
 sd-config-list key, quoted in the table so its blanks show), SERIAL,
-SIZE, LBS and PBS (logical and the kernel's physical block size), SSD,
+FIRMWARE, SIZE, LBS and PBS (logical and the kernel's physical block size), SSD,
 POOL, ASHIFT (of the top-level vdev), FLUSH (does sd send cache flushes),
 THROTTLE (max/min), DISKSORT, IN-USE (why certification would refuse).
 """
@@ -40,6 +40,8 @@ COLUMNS = [
     ("NAME", lambda d, p: d.name),
     ("KEY", _key),
     ("SERIAL", lambda d, p: text_or_dash(d.serial)),
+    ("FIRMWARE", lambda d, p: text_or_dash(d.firmware and
+                                           d.firmware.strip())),
     ("SIZE", lambda d, p: text_or_dash(d.size_bytes) if p
      else nicenum(d.size_bytes)),
     ("LBS", _num("logical_block_bytes")),

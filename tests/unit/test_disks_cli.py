@@ -109,10 +109,11 @@ def test_scripted_and_parsable_output(appliances):
     rows = [line.split("\t") for line in proc.stdout.splitlines()]
     intel = next(r for r in rows if r[0] == "c0t55CD2E404C0D8D0Ed0")
     assert intel[1] == "ATA     INTEL SSDSC2BA40"     # the exact key
-    assert intel[3] == "400088457216"                 # exact bytes
+    assert intel[3] == "0270"                         # firmware
+    assert intel[4] == "400088457216"                 # exact bytes
     proc = sdtune(app, "disks")
     header = proc.stdout.splitlines()[0].split()
-    assert header[:4] == ["NAME", "KEY", "SERIAL", "SIZE"]
+    assert header[:5] == ["NAME", "KEY", "SERIAL", "FIRMWARE", "SIZE"]
     assert '"ATA     INTEL SSDSC2BA40"' in proc.stdout
 
 
