@@ -172,3 +172,36 @@ def test_no_package_found(tmp_path):
     assert proc.stderr == ("sdtune: cannot find '%s/../lib/sdtune/plugin'\n"
                            % os.path.realpath(str(bindir)))
     assert proc.stdout == ""
+
+
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"),
+                    reason="needs root and setpriv to become nobody")
+@pytest.mark.parametrize("args, refused", [
+    (["apply", "--yes"], True),
+    (["-R", "/r", "certify", "c0t0d0"], True),
+    (["--config", "/c", "rollback", "--last"], True),
+    (["trace", "flush"], True),
+    (["disks"], False),
+    (["-R", "/apply", "audit"], False),
+    (["sdconf", "check", "/x"], False)])
+def test_ordinary_user_refused_for_root_commands(tmp_path, args, refused):
+    fake = script(tmp_path, "python", FAKE_PYTHON)
+    for d in (tmp_path.parent.parent, tmp_path.parent, tmp_path):
+        os.chmod(str(d), 0o755)
+    env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": fake,
+           "SDTUNE_ZONENAME_CMD": str(tmp_path / "no-zonename")}
+    proc = subprocess.run(NOBODY + [KSH, LAUNCHER, *args], env=env,
+                          cwd="/", capture_output=True, text=True,
+                          check=False)
+    if refused:
+        name = next(a for a in args if a in ("apply", "certify",
+                                             "rollback", "trace"))
+        assert proc.returncode == 3
+        assert proc.stderr == "sdtune: cannot run '%s': must be root\n" \
+            % name
+        assert proc.stdout == ""                # python never ran
+    else:
+        assert proc.returncode == 7, proc.stderr  # the fake python ran

@@ -255,11 +255,14 @@ def test_not_root_is_refused_before_anything(app, tmp_path):
     # The system python: the test's own may live where nobody cannot go.
     env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": "/usr/bin/python3",
            "SDTUNE_ZONENAME_CMD": "/nonexistent"}
+    # The launcher refuses first (tests/shell/test_launcher.py); run the
+    # package itself to check its own refusal too.
+    env["PYTHONPATH"] = os.path.join(REPO, "plugin")
     proc = subprocess.run(
         ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-         os.path.join(REPO, "bin", "sdtune"), "-R", app.root, "--config",
-         app.config, "apply", plan_file, "--yes"], env=env,
-        capture_output=True, text=True, check=False)
+         "/usr/bin/python3", "-B", "-m", "sdtune", "-R", app.root,
+         "--config", app.config, "apply", plan_file, "--yes"], env=env,
+        cwd="/", capture_output=True, text=True, check=False)
     assert proc.returncode == 4, proc.stderr
     assert "must be root" in proc.stderr
     assert sd_conf(app) == before
