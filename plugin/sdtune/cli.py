@@ -283,7 +283,7 @@ def _run_certify(args: argparse.Namespace, host: Host, cfg: Config,
     if args.command == "infer":
         from .certify.command import cmd_infer
         text = host.read_bytes(args.source).decode("utf-8", "replace")
-        return cmd_infer(args.source, args.format, text, Timing(), out,
+        return cmd_infer(args.source, args.format, text, out,
                          args.output == "json", args.trust_flush_timing)
     try:
         timing = Timing.from_config(cfg.sections.get("certify", {}))

@@ -244,9 +244,8 @@ def cmd_results(host: Host, state_dir: str, out: TextIO,
     return EXIT_OK
 
 
-def cmd_infer(path: str, fmt: Optional[str], text: str, timing: Timing,
-              out: TextIO, as_json: bool = False,
-              trust_timing: bool = False) -> int:
+def cmd_infer(path: str, fmt: Optional[str], text: str, out: TextIO,
+              as_json: bool = False, trust_timing: bool = False) -> int:
     """The certify verdicts from existing vdbench or fio output."""
     from .importers import classify, parse_fio, parse_vdbench
     if fmt is None:
