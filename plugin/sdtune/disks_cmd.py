@@ -2,9 +2,10 @@
 
 Fields (the OUTPUT FIELDS of the man page): NAME, KEY (the 24-byte
 sd-config-list key, quoted in the table so its blanks show), SERIAL,
-FIRMWARE, SIZE, LBS and PBS (logical and the kernel's physical block size), SSD,
-POOL, ASHIFT (of the top-level vdev), FLUSH (does sd send cache flushes),
-THROTTLE (max/min), DISKSORT, IN-USE (why certification would refuse).
+FIRMWARE, SIZE, LBS and PBS (logical and the kernel's physical block
+size), SSD, POOL, ASHIFT (of the top-level vdev), FLUSH (does sd send
+cache flushes), THROTTLE (max/min), DISKSORT, IN-USE (why certification
+would refuse).
 """
 
 from typing import TextIO
