@@ -232,12 +232,19 @@ def tune_context(host: Host, cfg: Config, flavour: str):
                    cfg.sections.get("data", {}).get("known_drives"))
 
 
+def _recovered_context(args: argparse.Namespace, host: Host, cfg: Config):
+    """The tune context, after finishing any transaction a crash left
+    open: everything that reads or changes sd.conf starts with it."""
+    from .tune.commands import recover_if_needed
+    ctx = tune_context(host, cfg, _flavour(args, cfg))
+    recover_if_needed(ctx, sys.stderr)
+    return ctx
+
+
 def _run_audit(args: argparse.Namespace, host: Host, cfg: Config,
                out: TextIO) -> int:
     from .audit import cmd_audit
-    from .tune import commands as tc
-    ctx = tune_context(host, cfg, _flavour(args, cfg))
-    tc.recover_if_needed(ctx, sys.stderr)
+    ctx = _recovered_context(args, host, cfg)
     space = cfg.sections.get("audit", {}).get("space_matters", "no")
     return cmd_audit(host, ctx.sd_conf, ctx.state_dir, ctx.flavour,
                      cfg.sections.get("silence", {}), out, sys.stderr,
@@ -250,8 +257,7 @@ def _run_tune(args: argparse.Namespace, host: Host, cfg: Config,
     from .tune import commands as tc
     from .tune.plan import Options
     from .tune.verify import cmd_verify
-    ctx = tune_context(host, cfg, _flavour(args, cfg))
-    tc.recover_if_needed(ctx, sys.stderr)
+    ctx = _recovered_context(args, host, cfg)
     tty = sys.stdin.isatty() and out.isatty()
     if args.command in ("plan", "apply"):
         options = Options(args.allow_ashift_mismatch,
