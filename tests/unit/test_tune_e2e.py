@@ -268,3 +268,32 @@ def test_not_root_is_refused_before_anything(app, tmp_path):
     assert sd_conf(app) == before
     assert not os.path.exists(os.path.join(app.root, "var", "sdtune",
                                            "lock"))
+
+
+@pytest.mark.parametrize("state, file_is, said, final", [
+    ("written", "new", "completed it", "recovered"),
+    ("prepared", "old", "marked undone", "undone")])
+def test_next_command_recovers_and_says_which(app, tmp_path, state,
+                                              file_is, said, final):
+    """A transaction left open by a crash (the journal entry was not
+    updated) is completed or undone by the next command, which says so."""
+    inject_record(app, INTEL, {"physical-block-size": 4096})
+    plan_file = str(tmp_path / "plan.json")
+    assert sdtune(app, "plan", "-o", plan_file).returncode == 0
+    old = sd_conf(app)
+    assert sdtune(app, "apply", plan_file, "--yes").returncode == 0
+    entry = os.path.join(app.root, "var", "sdtune", "journal",
+                         "000001.json")
+    doc = json.load(open(entry))
+    doc["state"] = state
+    with open(entry, "w") as f:
+        json.dump(doc, f)
+    if file_is == "old":
+        with open(os.path.join(app.root, "kernel", "drv", "sd.conf"),
+                  "wb") as f:
+            f.write(old)
+    proc = sdtune(app, "verify")
+    assert "sdtune: recovered: transaction 000001 (apply)" in proc.stderr
+    assert said in proc.stderr
+    hist = json.loads(sdtune(app, "history", "-o", "json").stdout)
+    assert hist["entries"][0]["state"] == final
