@@ -128,6 +128,19 @@ class Host(abc.ABC):
         """Remove the file at ``path``."""
 
 
+def _allowed(table: Mapping[str, str], section: str, name: str,
+             verb: str) -> str:
+    """The absolute path configured for `name` in an allow-list section;
+    anything else is refused before it is run or loaded."""
+    path = table.get(name)
+    if path is None:
+        raise HostError(verb, name, "not in the [%s] allow-list" % section)
+    if not os.path.isabs(path):
+        raise HostError(verb, path,
+                        "configured path for '%s' is not absolute" % name)
+    return path
+
+
 def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
@@ -305,12 +318,7 @@ class RealHost(Host):
     def run(self, name: str, args: Sequence[str],
             timeout_s: Optional[float] = None,
             stdin: Optional[bytes] = None) -> CommandResult:
-        path = self.commands.get(name)
-        if path is None:
-            raise HostError("run", name, "not in the [commands] allow-list")
-        if not os.path.isabs(path):
-            raise HostError("run", path,
-                            "configured path for '%s' is not absolute" % name)
+        path = _allowed(self.commands, "commands", name, "run")
         argv = [path, *args]
         timeout = self.timeout_s if timeout_s is None else timeout_s
         start = time.monotonic_ns()
@@ -355,12 +363,7 @@ class RealHost(Host):
             raise HostError("read link", path, _reason(e)) from e
 
     def load_library(self, name: str) -> "ctypes.CDLL":
-        path = self.libraries.get(name)
-        if path is None:
-            raise HostError("load", name, "not in the [libraries] allow-list")
-        if not os.path.isabs(path):
-            raise HostError("load", path,
-                            "configured path for '%s' is not absolute" % name)
+        path = _allowed(self.libraries, "libraries", name, "load")
         try:
             return ctypes.CDLL(path, use_errno=True)
         except OSError as e:
