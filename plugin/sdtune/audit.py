@@ -26,7 +26,7 @@ from .knowndrives import KnownDrive, load_table, lookup
 from .report import to_json
 from .sdconf.lint import lint
 from .sdconf.match import Identity, key_matches
-from .sdconf.model import config_list
+from .sdconf.model import config_list, pair_alone
 from .sdconf.parser import ConfFile, parse_bytes
 from .tune.verify import verify_disk
 
@@ -208,7 +208,6 @@ class Auditor:
             self._check_nonvolatile(pair, hit)
 
     def _check_nonvolatile(self, pair, hit: List[Disk]) -> None:
-        from .sdconf.model import pair_alone
         _, results = pair_alone(self.conf, pair, self.flavour)
         if not any(r.accepted and (r.name or "").lower() ==
                    "cache-nonvolatile" and r.value.lower() == "true"
