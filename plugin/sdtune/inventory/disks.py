@@ -93,19 +93,23 @@ _ROLE_TEXT = {"data": "member of pool %s", "log": "log device of pool %s",
               "dedup": "dedup device of pool %s"}
 
 
+# libdiskmgt's kinds of use (libdiskmgt.parse_inuse_message) as reasons.
+_INUSE_TEXT = {
+    "active_pool": "member of pool %s", "exported_pool":
+    "member of exported pool %s", "spare": "spare of pool %s",
+    "l2cache": "cache device of pool %s", "mount": "mounted on %s",
+    "vfstab": "in /etc/vfstab for %s", "fs": "contains a %s filesystem",
+    "swap": "swap device", "dump": "dump device",
+    "lu": "live upgrade %s", "vxvm": "VxVM volume %s",
+}
+
+
 def inuse_reason(kind: str, detail: str) -> str:
     """A libdiskmgt finding as a short reason."""
-    texts = {
-        "active_pool": "member of pool %s", "exported_pool":
-        "member of exported pool %s", "spare": "spare of pool %s",
-        "l2cache": "cache device of pool %s", "mount": "mounted on %s",
-        "vfstab": "in /etc/vfstab for %s", "fs": "contains a %s filesystem",
-        "swap": "swap device", "dump": "dump device",
-        "lu": "live upgrade %s", "vxvm": "VxVM volume %s",
-    }
-    if kind in texts:
-        return texts[kind] % detail if "%s" in texts[kind] else texts[kind]
-    return "in use: %s" % detail
+    text = _INUSE_TEXT.get(kind)
+    if text is None:
+        return "in use: %s" % detail
+    return text % detail if "%s" in text else text
 
 
 class _Sources:
