@@ -92,7 +92,7 @@ class Demo:
         plan = os.path.join(self.work, "plan.json")
         self.say("The plan: one pair per model, each tunable with its "
                  "reason; what would be unsafe is held back.")
-        self.sdtune("plan", "-o", plan)
+        self.sdtune("plan", "--save", plan)
         self.sdtune("apply", plan, "--yes")
         self.say("sd reads sd.conf only when a disk attaches:")
         self.sdtune("verify")

@@ -1,11 +1,11 @@
 """`python3 -m sdtune`: run the command line and exit with its status."""
 
-import signal
 import sys
 
-from .cli import main
+from .cli import run_command_line
 
-# Behave like any other command in a pipeline: when the reader goes away
-# (`sdtune ... | head`), die of SIGPIPE quietly instead of a traceback.
-signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-sys.exit(main())
+# SIGPIPE stays ignored (Python's default): a helper command that exits
+# without reading its input is that command failing, not sdtune dying;
+# a reader of sdtune's own output that goes away is handled as a failed
+# standard output (cli.GuardedOutput).
+sys.exit(run_command_line())

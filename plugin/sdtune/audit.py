@@ -10,15 +10,25 @@ table says and what it reports; each finding says which.
 
 Findings the operator has accepted are silenced in the configuration:
 [silence] ID = subject, subject ... (or *).  Exit 1 while any finding
-other than an info one remains.  Runs the inventory's commands through
-the host.
+other than an info one remains.
+
+Unknown is unsafe: when a source the audit needs could not be read (a
+command failed, is missing or cannot be run: Inventory.failed), audit
+still prints the findings it could make, names each unread source and
+what its loss means (stderr, and "unreadable" in JSON), never prints the
+all-clear and exits 4, which wins over 1.  libdiskmgt being unavailable
+stays a warning: it only says whether disks are in use (mounts, swap,
+dump), and audit judges pools, vdevs, sd.conf and the kernel's values
+without it; only idle drives are then not weighed as replacements
+(SDT-1003), every disk counting as in use.  Runs the inventory's commands
+through the host.
 """
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Set, TextIO, Tuple
+from typing import Dict, List, Optional, Sequence, Set, TextIO, Tuple
 
 from .certify import records
-from .errors import EXIT_OK, EXIT_PROBLEMS
+from .errors import EXIT_FAILED, EXIT_OK, EXIT_PROBLEMS
 from .findings import SEVERITY_ORDER, Finding, is_problem, make
 from .host import Host
 from .inventory.disks import Disk, Inventory, take_inventory
@@ -39,11 +49,52 @@ IGNORED_CODES = {"unknown-tunable", "invalid-value", "throttle-reset",
                  "odd-count", "not-strings", "key-everything"}
 SECOND_LIST_CODES = {"second-list", "node-list"}
 
+# Inventory source (Inventory.failed) -> what audit cannot judge without it.
+UNREAD_EFFECT = {
+    "zpool status": "pools and their vdev ashift unknown: vdev checks "
+                    "(SDT-1001, SDT-1002, SDT-1003) skipped",
+    "zdb -C": "pool ashift unknown: vdev checks (SDT-1001, SDT-1002, "
+              "SDT-1003) skipped",
+    "mdb ::sd_state": "the kernel's values unknown: kernel checks "
+                      "(SDT-4001, SDT-4002) skipped, sector sizes the "
+                      "drives report not used",
+    "mdb inquiry": "INQUIRY keys unknown: certification checks (SDT-2001, "
+                   "SDT-2002) skipped, sd.conf pairs matched with iostat's "
+                   "vendor and product",
+    "device links": "disk names unknown: disks may be missing from every "
+                    "check",
+    "iostat -En": "serial numbers, sizes and (without INQUIRY) identities "
+                  "unknown: drive and sd.conf checks may be incomplete",
+    "diskinfo": "SSD flags, full serials and ATA models unknown: drive "
+                "checks may be incomplete",
+}
+
 
 @dataclass
 class Native:
     size: int
     source: str
+
+
+@dataclass
+class Unreadable:
+    """A source audit needed and could not read."""
+
+    source: str
+    reason: str
+
+    @property
+    def effect(self) -> str:
+        return UNREAD_EFFECT.get(self.source, "checks that need it skipped")
+
+    def to_json(self) -> dict:
+        return {"source": self.source, "reason": self.reason,
+                "effect": self.effect}
+
+
+def unreadable(inv: Inventory) -> List[Unreadable]:
+    return [Unreadable(source, reason)
+            for source, reason in sorted(inv.failed.items())]
 
 
 def _identity(d: Disk) -> Optional[Identity]:
@@ -192,12 +243,14 @@ class Auditor:
         if not clist.usable:
             return
         idents = [(d, _identity(d)) for d in self.inv.disks]
+        # "matches no disk" is only known when every disk's identity is.
+        all_known = all(i is not None for _, i in idents)
         idents = [(d, i) for d, i in idents if i is not None]
         for pair in clist.pairs:
             line = self.conf.line_col(pair.start)[0]
             hit = [d for d, i in idents if key_matches(pair.key, i)]
             subject = '"%s"' % pair.key
-            if not hit:
+            if not hit and all_known:
                 self.add("SDT-3001", subject, pair=pair.index + 1,
                          key=pair.key, line=line)
             models = sorted({d.key for d in hit})
@@ -232,7 +285,9 @@ class Auditor:
 
     def check_kernel(self) -> None:
         for d in self.inv.disks:
-            state = verify_disk(self.conf, d, self.flavour)
+            # A disk whose values could not be read ("unknown") is
+            # reported with its source in cmd_audit, not as a finding.
+            state = verify_disk(self.conf, d, self.flavour, self.inv.failed)
             detail = "; ".join(state.details)
             if state.state == "pending reboot":
                 self.add("SDT-4001", d.name, disk=d.name, detail=detail)
@@ -266,20 +321,28 @@ def silenced(findings: List[Finding], silence: Dict[str, str]
     return kept, dropped
 
 
-def render(findings: List[Finding], only_problems: bool) -> str:
-    shown = [f for f in findings if is_problem(f)] if only_problems \
+def shown(findings: List[Finding], only_problems: bool) -> List[Finding]:
+    """What -x keeps, in text and JSON alike: the problems."""
+    return [f for f in findings if is_problem(f)] if only_problems \
         else findings
-    if only_problems and not shown:
-        return "no problems found\n"
-    if not shown:
-        return "no findings\n"
+
+
+def render(findings: List[Finding], only_problems: bool,
+           unread: Sequence[Unreadable] = ()) -> str:
+    """The findings; the all-clear only when every source was read."""
     out = []
-    for f in shown:
+    for f in shown(findings, only_problems):
         out.append("%s  %-6s  %s: %s\n"
                    % (f.id, f.severity, f.subject, f.kind.title))
         out.append("  status: %s\n" % f.status)
         out.append("  action: %s\n" % f.action)
         out.append("     see: %s\n\n" % f.kind.see)
+    if unread:
+        out.append("audit incomplete: could not read %s\n"
+                   % ", ".join(u.source for u in unread))
+    elif not out:
+        out.append("no problems found\n" if only_problems
+                   else "no findings\n")
     return "".join(out)
 
 
@@ -289,18 +352,33 @@ def cmd_audit(host: Host, sd_conf: str, state_dir: str, flavour: str,
               known_drives: Optional[str] = None,
               space_matters: bool = False) -> int:
     inv = take_inventory(host)
+    unread = unreadable(inv)
+    # A failed source is said once, below, as an error with its effect.
+    failed_notes = {"%s: %s" % (u.source, u.reason) for u in unread}
     for note in inv.notes:
-        err.write("sdtune: warning: %s\n" % note)
+        if note not in failed_notes:
+            err.write("sdtune: warning: %s\n" % note)
+    for u in unread:
+        err.write("sdtune: could not read %s (%s): %s\n"
+                  % (u.source, u.effect, u.reason))
     conf = parse_bytes(host.read_bytes(host.sys_path(sd_conf)))
-    auditor = Auditor(inv, conf, sd_conf, records.load_all(host, state_dir),
+    recs, problems = records.load_checked(host, state_dir)
+    for problem in problems:
+        err.write("sdtune: warning: %s\n" % problem)
+    auditor = Auditor(inv, conf, sd_conf, recs,
                       load_table(host, known_drives), flavour, space_matters)
     findings, dropped = silenced(auditor.run(), silence)
     if as_json:
-        out.write(to_json({"findings": [f.to_json() for f in findings]}))
+        out.write(to_json({
+            "findings": [f.to_json() for f in shown(findings,
+                                                    only_problems)],
+            "unreadable": [u.to_json() for u in unread]}))
     else:
-        out.write(render(findings, only_problems))
+        out.write(render(findings, only_problems, unread))
         if dropped:
             out.write("(%d finding(s) silenced in the configuration)\n"
                       % dropped)
+    if unread:
+        return EXIT_FAILED
     return EXIT_PROBLEMS if any(is_problem(f) for f in findings) \
         else EXIT_OK

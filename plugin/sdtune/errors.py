@@ -12,6 +12,9 @@ EXIT_PROBLEMS = 1   # audit or verify found something the operator must see
 EXIT_USAGE = 2
 EXIT_REFUSED = 3    # the operation would have been unsafe, nothing was done
 EXIT_FAILED = 4
+# Stopped by a signal: 128 + its number, as a shell reports it.
+EXIT_SIGINT = 130   # Ctrl-C
+EXIT_SIGTERM = 143
 
 
 class SdtuneError(Exception):
@@ -48,6 +51,12 @@ class HostError(SdtuneError):
     """A command, file or lock operation on the host failed (see host.py)."""
 
     default_exit_code = EXIT_FAILED
+
+
+class LockedError(HostError):
+    """Another sdtune holds the lock: a refusal, nothing was done."""
+
+    default_exit_code = EXIT_REFUSED
 
 
 class ConfigError(SdtuneError):

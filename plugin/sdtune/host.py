@@ -27,7 +27,7 @@ from types import MappingProxyType
 from typing import (ContextManager, Iterator, List, Mapping, Optional,
                     Sequence, Set, Tuple)
 
-from sdtune.errors import EXIT_REFUSED, HostError
+from sdtune.errors import EXIT_REFUSED, HostError, LockedError
 
 # The environment of every command: output formats we parse must not depend
 # on the caller's locale or on which PATH found which helper.
@@ -38,6 +38,12 @@ COMMAND_ENV = MappingProxyType({
 })
 
 _NO_COMMANDS: Mapping[str, str] = MappingProxyType({})
+
+# The most sdtune reads of any one input (sd.conf, a plan, a journal entry,
+# vdbench or fio output, its configuration).  The largest real sd.conf is
+# a few hundred KiB; the bound stops /dev/zero or an endless FIFO from
+# eating the machine's memory.
+READ_LIMIT = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -61,12 +67,22 @@ class Host(abc.ABC):
         """Real path of absolute system path ``path`` under the root."""
 
     @abc.abstractmethod
-    def read_bytes(self, path: str) -> bytes:
-        """Contents of the file at real path ``path``."""
+    def read_bytes(self, path: str, limit: int = READ_LIMIT) -> bytes:
+        """Contents of the file at real path ``path``; more than ``limit``
+        bytes is an error, not a longer wait."""
 
     @abc.abstractmethod
     def exists(self, path: str) -> bool:
         """Whether real path ``path`` exists."""
+
+    @abc.abstractmethod
+    def same_file(self, a: str, b: str) -> bool:
+        """Whether real paths ``a`` and ``b`` name the same existing file
+        (through links, `..` or another spelling)."""
+
+    @abc.abstractmethod
+    def is_dir(self, path: str) -> bool:
+        """Whether real path ``path`` is a directory."""
 
     @abc.abstractmethod
     def stat(self, path: str) -> os.stat_result:
@@ -80,6 +96,16 @@ class Host(abc.ABC):
     def write_atomic(self, path: str, data: bytes,
                      mode: Optional[int] = None) -> None:
         """Replace the file at ``path`` with ``data``, all or nothing."""
+
+    @abc.abstractmethod
+    def create_new(self, path: str, data: bytes, mode: int = 0o600) -> None:
+        """Create the file ``path`` holding ``data``; refuse (exit 3) if
+        anything already exists there."""
+
+    @abc.abstractmethod
+    def check_replaceable(self, path: str) -> None:
+        """Raise unless write_atomic(path) could replace the file: no
+        symlink on the way, a regular file (or none), a writable place."""
 
     @abc.abstractmethod
     def run(self, name: str, args: Sequence[str],
@@ -126,6 +152,35 @@ class Host(abc.ABC):
     @abc.abstractmethod
     def remove(self, path: str) -> None:
         """Remove the file at ``path``."""
+
+
+def guard_standard_fds() -> None:
+    """Open /dev/null on any of descriptors 0, 1 and 2 that is closed, so
+    that no file sdtune opens later (sd.conf, a journal entry) becomes its
+    standard output by accident.  The caller finds out from sys.stdout
+    being None that output has nowhere to go."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            try:
+                null = os.open(os.devnull, os.O_RDWR)
+            except OSError:
+                return
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+
+
+def discard_stdout() -> None:
+    """Point descriptor 1 at /dev/null after standard output failed, so
+    that the interpreter's last flush at exit has nowhere to fail."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    os.dup2(null, 1)
+    os.close(null)
 
 
 def _allowed(table: Mapping[str, str], section: str, name: str,
@@ -180,15 +235,30 @@ class RealHost(Host):
                 parts.append(part)
         return os.path.join(self.root, *parts)
 
-    def read_bytes(self, path: str) -> bytes:
+    def read_bytes(self, path: str, limit: int = READ_LIMIT) -> bytes:
         try:
             with open(path, "rb") as f:
-                return f.read()
+                data = f.read(limit + 1)
         except OSError as e:
             raise HostError("read", path, _reason(e)) from e
+        except MemoryError as e:
+            raise HostError("read", path, "not enough memory") from e
+        if len(data) > limit:
+            raise HostError("read", path, "larger than %d MiB: not an input"
+                            " sdtune reads" % (limit >> 20))
+        return data
 
     def exists(self, path: str) -> bool:
         return os.path.exists(path)
+
+    def is_dir(self, path: str) -> bool:
+        return os.path.isdir(path)
+
+    def same_file(self, a: str, b: str) -> bool:
+        try:
+            return os.path.samefile(a, b)
+        except OSError:
+            return False
 
     def stat(self, path: str) -> os.stat_result:
         try:
@@ -233,26 +303,76 @@ class RealHost(Host):
         while view:
             view = view[os.write(fd, view):]
 
+    def _existing(self, path: str) -> Optional[os.stat_result]:
+        """The regular file at ``path`` that a write would replace (None
+        if there is none), refusing what must not be replaced."""
+        self._check_no_symlinks(path)
+        try:
+            old = os.lstat(path)
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            raise HostError("write", path, _reason(e)) from e
+        if not statmod.S_ISREG(old.st_mode):
+            raise HostError("write", path, "not a regular file",
+                            EXIT_REFUSED)
+        # rename(2) needs only the directory's write permission; without
+        # the file's own, replacing it would be a way around its mode.
+        if os.geteuid() != 0 and not os.access(path, os.W_OK):
+            raise HostError("write", path, "Permission denied")
+        if old.st_uid != os.geteuid() and os.geteuid() != 0:
+            # An ordinary user cannot give the new copy the old owner:
+            # refuse rather than take the file over.
+            raise HostError("write", path, "owned by uid %d: only that "
+                            "user or root may replace it" % old.st_uid,
+                            EXIT_REFUSED)
+        return old
+
+    def check_replaceable(self, path: str) -> None:
+        path = os.path.abspath(path)
+        self._existing(path)
+        directory = os.path.dirname(path)
+        if not os.access(directory, os.W_OK | os.X_OK):
+            raise HostError("write", path, "directory '%s' is not "
+                            "writable" % directory)
+
+    def create_new(self, path: str, data: bytes, mode: int = 0o600) -> None:
+        path = os.path.abspath(path)
+        self._check_no_symlinks(path)
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY
+                         | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+        except FileExistsError as e:
+            raise HostError("create", path, "it already exists (remove it "
+                            "or choose another name)", EXIT_REFUSED) from e
+        except OSError as e:
+            raise HostError("create", path, _reason(e)) from e
+        try:
+            self._write_all(fd, data)
+            os.fsync(fd)
+        except BaseException as e:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            if isinstance(e, OSError):
+                raise HostError("write", path, _reason(e)) from e
+            raise
+        os.close(fd)
+        self._fsync_dir(os.path.dirname(path))
+
     def write_atomic(self, path: str, data: bytes,
                      mode: Optional[int] = None) -> None:
         """Readers see the old file or the new one, never a mixture.
 
-        An existing target keeps its mode and owner; ``mode`` (default
+        An existing target keeps its mode and owner (an ordinary user may
+        replace only files it owns and may write); ``mode`` (default
         0644) applies to a new file.  On any failure up to the rename the
         target is untouched and the temporary file is removed; if only the
         directory sync after the rename fails, the new file is in place and
         HostError("sync", directory) says so.
         """
         path = os.path.abspath(path)
-        self._check_no_symlinks(path)
-        try:
-            old: Optional[os.stat_result] = os.lstat(path)
-        except FileNotFoundError:
-            old = None
-        except OSError as e:
-            raise HostError("write", path, _reason(e)) from e
-        if old is not None and not statmod.S_ISREG(old.st_mode):
-            raise HostError("write", path, "not a regular file")
+        old = self._existing(path)
 
         # Same directory, so the rename cannot cross file systems.
         directory, base = os.path.split(path)
@@ -270,10 +390,11 @@ class RealHost(Host):
                 try:
                     os.fchown(fd, old.st_uid, old.st_gid)
                 except PermissionError:
-                    # Only an unprivileged user (tests, --config edits) may
-                    # end up owning the new copy; root must not.
-                    if os.geteuid() == 0:
-                        raise
+                    # The owner is ours (checked above); only a group we
+                    # are not in can fail, and the group must not change
+                    # silently either.
+                    raise HostError("write", path, "cannot keep its group "
+                                    "(gid %d)" % old.st_gid, EXIT_REFUSED)
             os.fsync(fd)
             os.close(fd)
             fd = -1
@@ -386,14 +507,15 @@ class RealHost(Host):
             st = os.fstat(fd)
             key = (st.st_dev, st.st_ino)
             if key in self._held_locks:
-                raise HostError("lock", path,
-                                "locked by another sdtune process")
+                raise LockedError("lock", path,
+                                  "locked by another sdtune process")
             try:
                 fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError as e:
                 if e.errno in (errno.EACCES, errno.EAGAIN):
-                    raise HostError("lock", path,
-                                    "locked by another sdtune process") from e
+                    raise LockedError("lock", path,
+                                      "locked by another sdtune process"
+                                      ) from e
                 raise HostError("lock", path, _reason(e)) from e
             # The holder's pid helps the operator find a stuck process.
             try:

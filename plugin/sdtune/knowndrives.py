@@ -5,7 +5,9 @@ SmartOS and smartmontools tables, each row with its source.
 Matching follows each row's kind: the exact 24-byte INQUIRY key, a
 prefix of it or a *substring* of the product id (sd's own rules, via
 sdconf.match), or a glob / regular expression over the full ATA model
-of a SATA disk.  Reads the table through the host; pure otherwise.
+of a SATA disk.  Every row is checked when the table is read: a bad
+row is an error naming the file and line, never a row that silently
+matches nothing.  Reads the table through the host; pure otherwise.
 """
 
 import fnmatch
@@ -14,9 +16,10 @@ import re
 from dataclasses import dataclass
 from typing import List, Optional
 
-from .errors import SdtuneError
+from .errors import EXIT_FAILED, EXIT_USAGE, SdtuneError
 from .host import Host
 from .sdconf.match import Identity, key_matches
+from .sdconf.tunables import canonical_value
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,43 @@ def default_table_path() -> str:
                                          "known-drives.tsv"))
 
 
-def parse_table(text: str, path: str = "known-drives.tsv") -> List[KnownDrive]:
+MATCH_KINDS = ("inquiry", "inquiry-prefix", "pid-substring", "ata-glob",
+               "ata-regex")
+HEADER = ("match", "pattern", "physical_block_bytes", "nonvolatile_cache",
+          "vendor", "source")
+UNKNOWN = ("-", "")
+
+
+def _row_problem(kind: str, pattern: str, pbs: str, nv: str
+                 ) -> Optional[str]:
+    """Why a row cannot be used, or None: a bad row must not silently
+    match nothing, nor crash the lookup later."""
+    if kind not in MATCH_KINDS:
+        return "match '%s' is not one of %s" % (kind, ", ".join(MATCH_KINDS))
+    if not pattern:
+        return "empty pattern"
+    if kind == "ata-regex":
+        try:
+            re.compile(pattern)
+        except re.error:
+            return "pattern '%s' is not a regular expression" % pattern
+    if pbs not in UNKNOWN:
+        why = canonical_value("physical-block-size", pbs)[1] \
+            if pbs.isascii() and pbs.isdigit() else "must be a number"
+        if why:
+            return "physical_block_bytes '%s': %s" % (pbs, why)
+    if nv not in UNKNOWN + ("yes", "no"):
+        return "nonvolatile_cache '%s': must be yes, no or -" % nv
+    return None
+
+
+def parse_table(text: str, path: str = "known-drives.tsv",
+                exit_code: Optional[int] = None) -> List[KnownDrive]:
+    """The rows of the table; SdtuneError naming ``path`` and the line
+    (with ``exit_code``) for anything that is not a valid row."""
+    def bad(n: int, why: str) -> SdtuneError:
+        return SdtuneError("read", path, "line %d: %s" % (n, why), exit_code)
+
     rows = []
     header_seen = False
     for n, line in enumerate(text.splitlines(), 1):
@@ -58,24 +97,43 @@ def parse_table(text: str, path: str = "known-drives.tsv") -> List[KnownDrive]:
             continue
         fields = line.split("\t")
         if not header_seen:
-            if fields[:2] != ["match", "pattern"]:
-                raise SdtuneError("read", path, "line %d: no header" % n)
+            if fields[:2] != list(HEADER[:2]):
+                raise bad(n, "no header line (%s, separated by TABs)"
+                          % ", ".join(HEADER))
             header_seen = True
             continue
-        if len(fields) != 6:
-            raise SdtuneError("read", path, "line %d: %d fields, expected 6"
-                              % (n, len(fields)))
+        if len(fields) != len(HEADER):
+            raise bad(n, "%d fields, expected %d" % (len(fields),
+                                                     len(HEADER)))
         kind, pattern, pbs, nv, vendor, source = fields
+        why = _row_problem(kind, pattern, pbs, nv)
+        if why:
+            raise bad(n, why)
         rows.append(KnownDrive(kind, pattern,
-                               int(pbs) if pbs.isdigit() else None,
+                               None if pbs in UNKNOWN else int(pbs),
                                {"yes": True, "no": False}.get(nv),
                                vendor, source))
+    if not header_seen:
+        raise SdtuneError("read", path, "no header line (%s, separated by "
+                          "TABs)" % ", ".join(HEADER), exit_code)
     return rows
 
 
 def load_table(host: Host, path: Optional[str] = None) -> List[KnownDrive]:
+    """The table at ``path`` ([data] known_drives), or the shipped one.
+
+    A configured file with bad content is a configuration error (exit
+    2); a bad shipped table is a broken installation (exit 4)."""
+    exit_code = EXIT_USAGE if path else EXIT_FAILED
     path = path or default_table_path()
-    return parse_table(host.read_bytes(path).decode("utf-8"), path)
+    data = host.read_bytes(path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SdtuneError("read", path, "line %d: not UTF-8 text"
+                          % (data.count(b"\n", 0, e.start) + 1),
+                          exit_code) from e
+    return parse_table(text, path, exit_code)
 
 
 def lookup(table: List[KnownDrive], ident: Identity,

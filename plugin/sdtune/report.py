@@ -1,10 +1,20 @@
-"""Render tables the illumos way: a header and aligned columns, `-H` for
+r"""Render tables the illumos way: a header and aligned columns, `-H` for
 TAB-separated rows without a header, `-p` for exact numbers.  JSON output
 is written from the same objects.  Pure: returns text.
+
+Cells are escaped the C way, in both forms: a backslash becomes `\\`,
+TAB `\t`, newline `\n`, carriage return `\r`, and any other control
+character `\ooo` (octal, as `ls -b` shows names).  A value read from a
+disk (an INQUIRY id with a TAB in it) then cannot split a `-H` row into
+more fields or a table row into more lines, and a script can undo the
+escape exactly.
 """
 
 import json
+import re
 from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+from .errors import SdtuneError
 
 Column = Tuple[str, Callable[[Any, bool], str]]
 
@@ -32,11 +42,25 @@ def text_or_dash(value: Any) -> str:
     return "-" if value is None or value == "" else str(value)
 
 
+_C_ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+_NEEDS_ESCAPE = re.compile("[\\\\\x00-\x1f\x7f]")
+
+
+def _escape_char(m: "re.Match") -> str:
+    ch = m.group(0)
+    return _C_ESCAPES.get(ch) or "\\%03o" % ord(ch)
+
+
+def escape_cell(text: str) -> str:
+    """A cell with backslash and control characters C-escaped."""
+    return _NEEDS_ESCAPE.sub(_escape_char, text)
+
+
 def render_table(columns: Sequence[Column], rows: Sequence[Any],
                  scripted: bool = False, parsable: bool = False) -> str:
     """Aligned table with a header, or (scripted) TAB-separated rows."""
-    cells: List[List[str]] = [[fmt(row, parsable) for _, fmt in columns]
-                              for row in rows]
+    cells: List[List[str]] = [[escape_cell(fmt(row, parsable))
+                               for _, fmt in columns] for row in rows]
     if scripted:
         return "".join("\t".join(c) + "\n" for c in cells)
     header = [name for name, _ in columns]
@@ -50,4 +74,11 @@ def render_table(columns: Sequence[Column], rows: Sequence[Any],
 
 
 def to_json(obj: Any) -> str:
-    return json.dumps(obj, indent=2, sort_keys=False) + "\n"
+    """Strict JSON: NaN and Infinity are not JSON, and a reader would
+    choke on them, so a value like that is an error, not output."""
+    try:
+        return json.dumps(obj, indent=2, sort_keys=False,
+                          allow_nan=False) + "\n"
+    except ValueError as e:
+        raise SdtuneError("print", "JSON output", "a value is not a finite "
+                          "number") from e

@@ -1,15 +1,24 @@
-"""Fault injection for sd.conf transactions (`make faults`, issue 5).
+"""Fault injection for sd.conf transactions (`make faults`, issues 5
+and 10).
 
 For `apply` and for `rollback` on the simulated appliance, first count the
 write, fsync and rename system calls sdtune makes (strace, main process
 only: the commands it runs are other programs), then run the same
 transaction once per call and per fault, with strace's injection making
-exactly that call fail with EIO or ENOSPC, or killing the process with
-SIGKILL at it.  After every run:
+exactly that call fail with EIO or ENOSPC, killing the process with
+SIGKILL at it, or interrupting it there with SIGINT (Ctrl-C) or SIGTERM.
+Faults at the calls after sd.conf's rename are counted apart: they are
+the state directory filling up (or failing) once sd.conf has changed.
+Then helpers that exit without reading their input (SIGPIPE/EPIPE on
+their stdin) during the transaction.  After every run:
 
 * sd.conf is byte for byte the old file or the new one;
 * every journal entry is readable;
-* the next sdtune command (`sdtune history`) recovers: no transaction is
+* a run that failed (not killed) left the old file, or said that sd.conf
+  WAS changed;
+* an interrupted run exited 130 or 143 with one line that says whether a
+  change is half done, as the journal then shows;
+* the next sdtune command (`sdtune recover`) recovers: no transaction is
   left open, and the journal agrees with the file (done -> new file,
   undone/failed -> old file).
 
@@ -33,7 +42,9 @@ sys.path.insert(0, REPO)
 from tests.sim.appliance import Appliance  # noqa: E402
 
 SYSCALLS = ("write", "fsync", "rename")
-FAULTS = ("error=EIO", "error=ENOSPC", "signal=KILL")
+FAULTS = ("error=EIO", "error=ENOSPC", "signal=KILL", "signal=INT",
+          "signal=TERM")
+INTERRUPTED = {"signal=INT": 130, "signal=TERM": 143}
 KEY = "ATA     INTEL SSDSC2BA40"
 
 
@@ -79,6 +90,8 @@ class Snapshot:
 
 
 def count_calls(app, args):
+    """Calls per kind, and per kind the first position that comes after
+    the rename that replaced sd.conf."""
     log = tempfile.mktemp(prefix="strace-")
     cmd = ["strace", "-qq", "-o", log, "-e", "trace=" + ",".join(SYSCALLS),
            os.path.join(REPO, "bin", "sdtune"), "-R", app.root, "--config",
@@ -86,18 +99,64 @@ def count_calls(app, args):
     subprocess.run(cmd, env=env(), capture_output=True,
                    stdin=subprocess.DEVNULL, check=True)
     counts = {s: 0 for s in SYSCALLS}
+    after = {}
+    renamed = False
     with open(log) as f:
         for line in f:
             m = re.match(r"^([a-z0-9_]+)\(", line)
             if m and m.group(1) in counts:
                 counts[m.group(1)] += 1
+                if renamed:
+                    after.setdefault(m.group(1), counts[m.group(1)])
+                if m.group(1) == "rename" and '/sd.conf"' in line:
+                    renamed = True
     os.unlink(log)
-    return counts
+    return counts, after
 
 
 def read(path):
     with open(path, "rb") as f:
         return f.read()
+
+
+def open_entries(app):
+    jdir = os.path.join(app.root, "var", "sdtune", "journal")
+    out = []
+    for name in os.listdir(jdir) if os.path.isdir(jdir) else []:
+        if name.endswith(".json"):
+            doc = json.loads(read(os.path.join(jdir, name)))
+            if doc["state"] in ("prepared", "written"):
+                out.append(doc["id"])
+    return out
+
+
+def check_run(app, fault, proc, old):
+    """What the faulted run itself said; '' when it was right."""
+    if "Traceback" in proc.stderr:
+        return "traceback: %s" % proc.stderr.strip().splitlines()[-1]
+    conf = read(os.path.join(app.root, "kernel", "drv", "sd.conf"))
+    if fault in INTERRUPTED:
+        if proc.returncode == 0:
+            return ""       # the signal came after the last check point
+        if proc.returncode != INTERRUPTED[fault]:
+            return "interrupted run exited %d: %s" % (
+                proc.returncode, proc.stderr.strip())
+        lines = proc.stderr.strip().splitlines()
+        said = lines[-1] if lines else ""
+        half = open_entries(app)
+        if half and not ("half done" in said and half[-1] in said):
+            return "entry %s is open but the message says: %s" % (
+                half[-1], said)
+        if not half and "no change to sd.conf is half done" not in said:
+            return "nothing is open but the message says: %s" % said
+        return ""
+    if fault.startswith("error=") and proc.returncode != 0 and \
+            conf != old and "WAS changed" not in proc.stderr and \
+            "shows what it changed" not in proc.stderr and \
+            not open_entries(app):
+        return "the run failed and left the new file without saying so: " \
+            "%s" % proc.stderr.strip()
+    return ""
 
 
 def check(app, old, new):
@@ -112,10 +171,12 @@ def check(app, old, new):
                 json.loads(read(os.path.join(jdir, name)))
             except ValueError:
                 return "journal entry %s unreadable" % name
-    proc = sdtune(app, ["history", "-o", "json"])
+    proc = sdtune(app, ["recover"])
     if proc.returncode != 0:
         return "next run failed: %s" % proc.stderr.strip()
-    entries = json.loads(proc.stdout)["entries"]
+    entries = [json.loads(read(os.path.join(jdir, name)))
+               for name in sorted(os.listdir(jdir))
+               if name.endswith(".json")] if os.path.isdir(jdir) else []
     conf = read(os.path.join(app.root, "kernel", "drv", "sd.conf"))
     if conf not in (old, new):
         return "after recovery sd.conf is neither old nor new"
@@ -137,12 +198,42 @@ def _sha(data):
     return hashlib.sha256(data).hexdigest()
 
 
+class Tally:
+    """Faults tried and survived, per kind of fault."""
+
+    def __init__(self):
+        self.kinds = {}
+        self.failures = []
+
+    def add(self, kind, ok, failure=""):
+        t, s = self.kinds.get(kind, (0, 0))
+        self.kinds[kind] = (t + 1, s + ok)
+        if not ok:
+            self.failures.append(failure)
+
+    @property
+    def tried(self):
+        return sum(t for t, _ in self.kinds.values())
+
+    @property
+    def survived(self):
+        return sum(s for _, s in self.kinds.values())
+
+
+def kind_of(syscall, fault, when, after):
+    name = {"signal=INT": "Ctrl-C", "signal=TERM": "SIGTERM",
+            "signal=KILL": "SIGKILL"}.get(fault, fault[len("error="):])
+    if fault.startswith("error=") and syscall in after and \
+            when >= after[syscall]:
+        name += " after the rename"
+    return name
+
+
 def campaign(app, label, args, old, new, quick):
     snap = Snapshot(app)
-    counts = count_calls(app, args)
+    counts, after = count_calls(app, args)
     snap.restore()
-    tried = survived = 0
-    failures = []
+    tally = Tally()
     outcome = {"ended old": 0, "ended new": 0, "run failed": 0}
     for syscall in SYSCALLS:
         n = counts[syscall]
@@ -152,20 +243,55 @@ def campaign(app, label, args, old, new, quick):
         for when in positions:
             for fault in FAULTS:
                 spec = "inject=%s:%s:when=%d" % (syscall, fault, when)
-                rc = sdtune(app, args, strace=["-e", spec]).returncode
-                tried += 1
-                problem = check(app, old, new)
+                proc = sdtune(app, args, strace=["-e", spec])
+                problem = check_run(app, fault, proc, old) or \
+                    check(app, old, new)
                 conf = read(os.path.join(app.root, "kernel", "drv",
                                          "sd.conf"))
                 outcome["ended new" if conf == new else "ended old"] += 1
-                outcome["run failed"] += rc != 0
-                if problem:
-                    failures.append("%s %s: %s" % (label, spec, problem))
-                else:
-                    survived += 1
+                outcome["run failed"] += proc.returncode != 0
+                tally.add(kind_of(syscall, fault, when, after), not problem,
+                          "%s %s: %s" % (label, spec, problem))
                 snap.restore()
+    helpers(app, label, args, old, new, snap, tally)
     snap.drop()
-    return counts, tried, survived, failures, outcome
+    return counts, tally, outcome
+
+
+def helpers(app, label, args, old, new, snap, tally, runs=5):
+    """mdb that exits without reading the script sdtune writes to it
+    (EPIPE on its stdin) during the transaction's verify: the helper has
+    failed; sdtune must not die of SIGPIPE."""
+    work = tempfile.mkdtemp(prefix="faults-helper-")
+    try:
+        mdb = os.path.join(work, "mdb")
+        with open(mdb, "w") as f:
+            f.write("#!/bin/sh\nexec 0<&-\necho 'mdb: failed to "
+                    "initialize target' >&2\nexit 1\n")
+        os.chmod(mdb, 0o755)
+        config = os.path.join(work, "sdtune.conf")
+        with open(app.config) as src, open(config, "w") as dst:
+            for line in src:
+                if line.split("=", 1)[0].strip() == "mdb":
+                    line = "mdb = %s\n" % mdb
+                dst.write(line)
+        for _ in range(runs):
+            cmd = [os.path.join(REPO, "bin", "sdtune"), "-R", app.root,
+                   "--config", config, *args]
+            proc = subprocess.run(cmd, env=env(), capture_output=True,
+                                  text=True, stdin=subprocess.DEVNULL)
+            problem = ""
+            if proc.returncode < 0 or proc.returncode > 4:
+                problem = "exit %d: %s" % (proc.returncode,
+                                           proc.stderr.strip())
+            elif "Traceback" in proc.stderr:
+                problem = "traceback"
+            problem = problem or check(app, old, new)
+            tally.add("SIGPIPE from mdb", not problem,
+                      "%s helper: %s" % (label, problem))
+            snap.restore()
+    finally:
+        shutil.rmtree(work)
 
 
 def main() -> int:
@@ -186,7 +312,7 @@ def main() -> int:
                            "throttle-max": 32},
                        "evidence": {"device": {"nv_sup": True}}}, f)
         plan = os.path.join(work, "plan.json")
-        assert sdtune(app, ["plan", "-o", plan]).returncode == 0
+        assert sdtune(app, ["plan", "--save", plan]).returncode == 0
         old = read(os.path.join(app.root, "kernel", "drv", "sd.conf"))
         new = json.load(open(plan))["new_text"].encode("latin-1")
         results = [campaign(app, "apply", ["apply", plan, "--yes"], old, new,
@@ -198,21 +324,24 @@ def main() -> int:
                                 a.quick))
     finally:
         shutil.rmtree(work)
-    tried = sum(r[1] for r in results)
-    survived = sum(r[2] for r in results)
+    tried = sum(r[1].tried for r in results)
+    survived = sum(r[1].survived for r in results)
     print("faults: %d injected, %d survived (%.0f s)" % (
         tried, survived, time.monotonic() - t0))
-    for label, (counts, t, s, _, outcome) in zip(("apply", "rollback"),
-                                                 results):
+    for label, (counts, tally, outcome) in zip(("apply", "rollback"),
+                                               results):
         calls = ", ".join("%s %d" % kv for kv in counts.items())
-        print("  %-8s calls %s; %d faults (EIO, ENOSPC, SIGKILL at each), "
-              "%d survived" % (label, calls, t, s))
+        print("  %-8s calls %s; %d faults, %d survived" % (
+            label, calls, tally.tried, tally.survived))
+        for kind, (t, s) in sorted(tally.kinds.items()):
+            print("           %-28s %4d injected, %4d survived" % (kind, t,
+                                                                   s))
         print("           the faulted run failed in %d; after recovery "
               "sd.conf was the old file %d times, the new file %d times"
               % (outcome["run failed"], outcome["ended old"],
                  outcome["ended new"]))
     for r in results:
-        for failure in r[3]:
+        for failure in r[1].failures:
             print("  FAILED " + failure)
     return 0 if tried == survived else 1
 

@@ -269,3 +269,43 @@ def test_every_finding_is_tested_here():
     source = open(__file__).read()
     for finding_id in CATALOGUE:
         assert "test_%s_" % finding_id[4:] in source, finding_id
+
+
+def test_missing_or_unrunnable_command_is_a_failed_source(tmp_path):
+    """Inventory.failed, which audit and verify report, also records a
+    [commands] path that is missing, a directory or not executable (host
+    raises HostError); libdiskmgt being unavailable is a note only."""
+    from sdtune.host import RealHost
+    from sdtune.inventory.disks import take_inventory
+    app = build(tmp_path)
+    directory = str(tmp_path / "dir")
+    os.mkdir(directory)
+    plain = str(tmp_path / "plain")
+    with open(plain, "w") as f:
+        f.write("#!/bin/sh\n")
+    host = RealHost(app.root, {"mdb": "/nonexistent/mdb",
+                               "iostat": directory, "diskinfo": plain,
+                               "zpool": "/nonexistent/zpool"})
+    inv = take_inventory(host)
+    assert set(inv.failed) == {"mdb ::sd_state", "mdb inquiry",
+                               "iostat -En", "diskinfo", "zpool status"}
+    assert "/nonexistent/mdb" in inv.failed["mdb ::sd_state"]
+    assert directory in inv.failed["iostat -En"]
+    assert plain in inv.failed["diskinfo"]
+    assert inv.pools_unknown().startswith("zpool status failed: ")
+    assert any("libdiskmgt unavailable" in n for n in inv.notes)
+
+
+def test_render_gives_the_all_clear_only_when_every_source_was_read():
+    from sdtune.audit import Unreadable, render
+    from sdtune.findings import make
+    info = make("SDT-3001", '"X"', pair=1, key="X", line=3)
+    zdb = Unreadable("zdb -C", "cannot open /dev/zfs")
+    assert render([info], True) == "no problems found\n"
+    assert render([], False) == "no findings\n"
+    assert render([info], True, [zdb]) == \
+        "audit incomplete: could not read zdb -C\n"
+    text = render([info], False, [zdb])
+    assert text.startswith("SDT-3001") and \
+        text.endswith("audit incomplete: could not read zdb -C\n")
+    assert "vdev checks" in zdb.to_json()["effect"]

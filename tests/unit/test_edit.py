@@ -2,14 +2,16 @@
 keep every other byte, write the canonical form of facts §16.1 and refuse
 what sd would ignore (§2.2, §3.1, §3.5, §4)."""
 
+import re
 import string
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sdtune.sdconf.edit import (EditError, Setting, parse_settings,
-                                set_tunables, unified_diff, unset_tunables)
+from sdtune.sdconf.edit import (EditError, NothingToUnset, Setting,
+                                parse_settings, set_tunables, unified_diff,
+                                unset_tunables)
 from sdtune.sdconf.lint import lint
 from sdtune.sdconf.match import Identity, make_key
 from sdtune.sdconf.model import config_list, evaluate
@@ -124,6 +126,29 @@ def test_set_on_existing_key_replaces_in_place():
     assert len(diff) == 2
     assert two.replace(pairs_of(two)[1][1], "") == \
         one.replace(pairs_of(one)[1][1], "")
+
+
+def test_set_keeps_the_order_of_existing_tunables():
+    # D8: existing tuples stay where they are, new ones are appended.
+    text = 'sd-config-list =\n\t"%s", "throttle-max:032, ' \
+        'throttle-min:08";\n' % KEY_A
+    new = set_tunables(text, KEY_A, s("physical-block-size=4096"))
+    assert pairs_of(new)[0][1] == \
+        "throttle-max:032, throttle-min:08, physical-block-size:4096"
+
+
+def test_set_reorders_throttles_only_when_the_new_values_need_it():
+    text = 'sd-config-list =\n\t"%s", "throttle-max:32, ' \
+        'disksort:false, throttle-min:8";\n' % KEY_A
+    new = set_tunables(text, KEY_A, s("throttle-min=2", "throttle-max=64"))
+    assert pairs_of(new)[0][1] == \
+        "throttle-max:64, disksort:false, throttle-min:2"
+    # throttle-max:4 first would be reset by the throttle check (min 8).
+    new = set_tunables(text, KEY_A, s("throttle-max=4", "throttle-min=2"))
+    assert pairs_of(new)[0][1] == \
+        "throttle-min:2, throttle-max:4, disksort:false"
+    state = evaluate(parse(new), ident(KEY_A)).state
+    assert (state.un_saved_throttle, state.un_min_throttle) == (4, 2)
 
 
 def test_set_moves_throttle_min_before_an_existing_throttle_max():
@@ -269,10 +294,19 @@ def test_unset_names_from_every_pair_of_the_key():
     assert new == 'sd-config-list =\n\t"%s", "throttle-max:32";\n' % KEY_A
 
 
-def test_unset_of_a_missing_name_or_key_changes_nothing():
-    assert unset_tunables(TWO, KEY_A, ["rmw-type"]) == TWO
-    assert unset_tunables(TWO, KEY_C, None) == TWO
-    assert unset_tunables(UPSTREAM, KEY_C, None) == UPSTREAM
+@pytest.mark.parametrize("text,key,names,why", [
+    (TWO, KEY_A, ["rmw-type"], 'key "%s" sets rmw-type' % KEY_A),
+    (TWO, KEY_C, None, 'no pair for key "%s"' % KEY_C),
+    (UPSTREAM, KEY_C, None, 'no pair for key "%s"' % KEY_C),
+    (TWO, KEY_C, ["disksort"], 'no pair for key "%s"' % KEY_C),
+    ('sd-config-list = "%s", "mydata";\nmydata = 1, 0x1, 32, 0;\n'
+     % KEY_A, KEY_A, ["throttle-max"], "legacy version-1"),
+])
+def test_unset_of_a_missing_name_or_key_is_nothing_to_unset(text, key,
+                                                            names, why):
+    # W10: the command asked for something that is not there.
+    with pytest.raises(NothingToUnset, match=re.escape(why)):
+        unset_tunables(text, key, names)
 
 
 def test_unset_whole_key_last_and_only_pair():
@@ -282,7 +316,43 @@ def test_unset_whole_key_last_and_only_pair():
 
 
 def test_unset_only_pair_of_the_nexenta_file_removes_the_statement():
-    assert unset_tunables(NX, "VMware  Virtual disk", None) == NX_HEAD
+    # D8: the operator's comment inside the statement stays.
+    assert unset_tunables(NX, "VMware  Virtual disk", None) == \
+        NX_HEAD + VMWARE_COMMENT
+
+
+def test_unset_keeps_comments_inside_the_removed_text():
+    # D8: "keep every other byte" includes comments, wherever they are.
+    text = ('sd-config-list =\n'
+            '\t# first\n'
+            '\t"%s", # the Intel\n'
+            '\t    "throttle-max:32",\n'
+            '\t"%s", "disksort:false",\n'
+            '\t"%s", # the Samsung\n'
+            '\t    "cache-nonvolatile:true";\n' % (KEY_A, KEY_B, KEY_C))
+    new = unset_tunables(text, KEY_A, None)
+    assert new == ('sd-config-list =\n'
+                   '\t# first\n'
+                   '\t# the Intel\n'
+                   '\t"%s", "disksort:false",\n'
+                   '\t"%s", # the Samsung\n'
+                   '\t    "cache-nonvolatile:true";\n' % (KEY_B, KEY_C))
+    new = unset_tunables(new, KEY_C, None)
+    assert new == ('sd-config-list =\n'
+                   '\t# first\n'
+                   '\t# the Intel\n'
+                   '\t"%s", "disksort:false"\n'
+                   '\t# the Samsung\n'
+                   ';\n' % KEY_B)
+    new = unset_tunables(new, KEY_B, None)
+    assert new == '\t# first\n\t# the Intel\n\t# the Samsung\n'
+
+
+def test_unset_last_names_of_the_only_pair_keeps_the_comment():
+    text = NX_HEAD + 'sd-config-list =\n\t# virtual disks\n' \
+        '\t"VMware  Virtual disk", "slow-io-threshold:0";\n'
+    new = unset_tunables(text, "VMware  Virtual disk", ["slow-io-threshold"])
+    assert new == NX_HEAD + "\t# virtual disks\n"
 
 
 def test_unset_whole_key_middle_pair():
@@ -586,7 +656,8 @@ def test_successive_sets_give_exactly_the_last_values(keys, steps, nexenta):
     assert [d for d in lint(conf) if d.severity == "error"] == []
     assert conf.diagnostics == []
     clist = config_list(conf)
-    assert clist.usable
+    # Every set refused on the upstream file: there is no list at all.
+    assert clist.usable or (not nexenta and not any(merged.values()))
     for key in keys:
         mine = [p for p in clist.pairs if p.key == key]
         if not merged[key]:

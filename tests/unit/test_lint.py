@@ -14,7 +14,8 @@ character column 31.
 
 import pytest
 
-from sdtune.sdconf.lint import format_diagnostic, is_problem, lint, lint_text
+from sdtune.sdconf.lint import (exact_key, format_diagnostic, is_problem,
+                                key_diagnostics, lint, lint_text)
 from sdtune.sdconf.parser import parse
 
 KEY = "ATA     INTEL SSDSC2BA40"
@@ -98,6 +99,23 @@ def test_typographic_quote_inside_a_string_is_flagged():
     sev, line, col, _ = one(entry(_utf8("disksort:false \u201dx")),
                             "typographic-quote")
     assert (sev, line, col) == ("error", 3, 46)
+
+
+def test_utf8_byte_order_mark_is_one_error_at_line_1_column_1():
+    # F8: kobj_lex() reads EF BB BF as three unexpected tokens; byte BB
+    # is not a typographic quote here.
+    text = "\xef\xbb\xbf" + entry("disksort:false")
+    conf, found = run(text)
+    assert [d.code for d in found] == ["byte-order-mark"]
+    assert conf.line_col(found[0].offset) == (1, 1)
+    assert found[0].severity == "error"
+    assert "Unexpected token' 3 times" in found[0].message
+    # The kernel's own warnings are still there in the parse.
+    assert len(conf.diagnostics) == 3
+    # Only at the start of the file: elsewhere they are what they are.
+    later = entry("disksort:false") + "\xef\xbb\xbf\n"
+    assert "byte-order-mark" not in codes(later)
+    assert "typographic-quote" in codes(later)
 
 
 def test_typographic_quote_in_a_comment_is_harmless():
@@ -279,6 +297,33 @@ def test_product_prefix_key_is_a_note():
                               "key-broad")
     assert (sev, line, col) == ("note", 3, 2)
     assert "every product starting with 'INTEL SSDSC2BA'" in msg
+
+
+@pytest.mark.parametrize("key,code,severity", [
+    ("ATA", "key-broad", "warning"),
+    (KEY + "0", "key-revision", "note"),
+    (KEY + "0270XYZ", "key-long", "warning"),
+    ("*SSDSC2BA*", "key-wildcard", "note"),
+    (" ATA INTEL SSDSC2BA40 ", "key-blank", "note"),
+])
+def test_key_diagnostics_is_what_the_list_check_says(key, code, severity):
+    # One home: `sdconf set` and `unset` use key_diagnostics as well.
+    (d,) = key_diagnostics(key, 7)
+    assert (d.code, d.severity, d.offset) == (code, severity, 7)
+    sev, _, _, msg = one(entry("disksort:false", key=key), code)
+    assert (sev, msg) == (d.severity, d.message)
+    assert not exact_key(key)
+
+
+def test_exact_key():
+    assert exact_key(KEY) and exact_key("HGST    HUS724040ALS640 ")
+    assert key_diagnostics(KEY) == []
+    assert not exact_key(KEY[:-1]) and not exact_key("")
+
+
+def test_25_character_key_names_the_firmware_it_needs():
+    msg = key_diagnostics(KEY + "0")[0].message
+    assert "25 characters" in msg and "firmware starting with '0'" in msg
 
 
 def test_duplicate_keys():

@@ -2,6 +2,7 @@
 appliance (issue 5), the refusals that must leave sd.conf unchanged, and
 concurrent applies."""
 
+import hashlib
 import json
 import os
 import subprocess
@@ -71,7 +72,7 @@ def test_plan_apply_verify_reboot_rollback(app, tmp_path):
                                "cache-nonvolatile": True, "throttle-max": 32,
                                "disksort": False})
     plan_file = str(tmp_path / "plan.json")
-    proc = sdtune(app, "plan", "-o", plan_file)
+    proc = sdtune(app, "plan", "--save", plan_file)
     assert proc.returncode == 0, proc.stderr
     assert "physical-block-size:4096  from certification" in proc.stdout
     plan = json.load(open(plan_file))
@@ -149,7 +150,7 @@ def test_ashift9_vdev_model_is_held(tmp_path):
 def test_refusals_leave_sd_conf_unchanged(app, tmp_path, break_it, words):
     inject_record(app, INTEL, {"physical-block-size": 4096})
     plan_file = str(tmp_path / "plan.json")
-    assert sdtune(app, "plan", "-o", plan_file).returncode == 0
+    assert sdtune(app, "plan", "--save", plan_file).returncode == 0
     before = sd_conf(app)
     config = None
     if break_it == "not root":
@@ -179,7 +180,7 @@ def test_refusals_leave_sd_conf_unchanged(app, tmp_path, break_it, words):
 def test_read_only_root_is_a_clear_error(app, tmp_path):
     inject_record(app, INTEL, {"physical-block-size": 4096})
     plan_file = str(tmp_path / "plan.json")
-    assert sdtune(app, "plan", "-o", plan_file).returncode == 0
+    assert sdtune(app, "plan", "--save", plan_file).returncode == 0
     before = sd_conf(app)
     drv = os.path.join(app.root, "kernel", "drv")
     subprocess.run(["chattr", "+i", drv], check=True)
@@ -195,25 +196,50 @@ def test_read_only_root_is_a_clear_error(app, tmp_path):
 def test_changed_base_is_refused(app, tmp_path):
     inject_record(app, INTEL, {"physical-block-size": 4096})
     plan_file = str(tmp_path / "plan.json")
-    assert sdtune(app, "plan", "-o", plan_file).returncode == 0
+    assert sdtune(app, "plan", "--save", plan_file).returncode == 0
     path = os.path.join(app.root, "kernel", "drv", "sd.conf")
     with open(path, "ab") as f:
         f.write(b"# edited by hand\n")
     before = sd_conf(app)
     proc = sdtune(app, "apply", plan_file, "--yes")
     assert proc.returncode == 3
-    assert "changed since this change was prepared" in proc.stderr
+    assert "changed since the plan was made" in proc.stderr
     assert sd_conf(app) == before
 
 
-def test_eight_concurrent_applies_one_wins(app, tmp_path):
+def _subset_plans(app, tmp_path, n):
+    """n saved plans, each setting a different subset of what the plan
+    made now proposes: all valid alone, all made from the same sd.conf."""
+    import itertools
+    from sdtune.sdconf.edit import Setting, set_tunables
+    full = str(tmp_path / "full.json")
+    assert sdtune(app, "plan", "--save", full).returncode == 0
+    doc = json.load(open(full))
+    change = next(c for c in doc["changes"] if c["key"] == INTEL)
+    items = sorted(change["set"].items())
+    subsets = [s for k in range(1, len(items) + 1)
+               for s in itertools.combinations(items, k)][:n]
+    assert len(subsets) == n, items
+    text = sd_conf(app).decode("latin-1")
     plans = []
-    for i in range(8):
-        inject_record(app, INTEL, {"throttle-max": 16 + i},
-                      when=time.time() + i)
+    for i, subset in enumerate(subsets):
+        new = set_tunables(text, INTEL, [Setting(t, v) for t, v in subset],
+                           doc["flavour"])
+        plan = dict(doc, changes=[{"key": INTEL, "disks": change["disks"],
+                                   "set": dict(subset), "why": []}],
+                    new_text=new, new_sha256=hashlib.sha256(
+                        new.encode("latin-1")).hexdigest())
         path = str(tmp_path / ("plan%d.json" % i))
-        assert sdtune(app, "plan", "-o", path).returncode == 0
+        with open(path, "w") as f:
+            json.dump(plan, f)
         plans.append(path)
+    return plans
+
+
+def test_eight_concurrent_applies_one_wins(app, tmp_path):
+    inject_record(app, INTEL, {"throttle-max": 32, "throttle-min": 8,
+                               "disksort": False, "cache-nonvolatile": True})
+    plans = _subset_plans(app, tmp_path, 8)
     texts = [json.load(open(p))["new_text"].encode() for p in plans]
     assert len(set(texts)) == 8
     env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
@@ -232,8 +258,10 @@ def test_eight_concurrent_applies_one_wins(app, tmp_path):
     assert all(rc == 3 for rc in codes if rc != 0), results
     for rc, err in results:
         if rc:
-            assert err.startswith("sdtune: cannot apply ") and (
-                "changed since" in err or "locked" in err), err
+            assert (err.startswith("sdtune: cannot apply ") and
+                    "changed since" in err) or (
+                err.startswith("sdtune: cannot lock ") and
+                "locked by another sdtune process" in err), err
     winner = codes.index(0)
     assert sd_conf(app) == texts[winner]            # no lost update
     hist = json.loads(sdtune(app, "history", "-o", "json").stdout)
@@ -245,7 +273,7 @@ def test_not_root_is_refused_before_anything(app, tmp_path):
     sd.conf unchanged."""
     inject_record(app, INTEL, {"physical-block-size": 4096})
     plan_file = str(tmp_path / "plan.json")
-    assert sdtune(app, "plan", "-o", plan_file).returncode == 0
+    assert sdtune(app, "plan", "--save", plan_file).returncode == 0
     os.chmod(plan_file, 0o644)
     before = sd_conf(app)
     # pytest's temporary directories are private to root: let the
@@ -263,7 +291,7 @@ def test_not_root_is_refused_before_anything(app, tmp_path):
          "/usr/bin/python3", "-B", "-m", "sdtune", "-R", app.root,
          "--config", app.config, "apply", plan_file, "--yes"], env=env,
         cwd="/", capture_output=True, text=True, check=False)
-    assert proc.returncode == 4, proc.stderr
+    assert proc.returncode == 3, proc.stderr
     assert "must be root" in proc.stderr
     assert sd_conf(app) == before
     assert not os.path.exists(os.path.join(app.root, "var", "sdtune",
@@ -279,7 +307,7 @@ def test_next_command_recovers_and_says_which(app, tmp_path, state,
     updated) is completed or undone by the next command, which says so."""
     inject_record(app, INTEL, {"physical-block-size": 4096})
     plan_file = str(tmp_path / "plan.json")
-    assert sdtune(app, "plan", "-o", plan_file).returncode == 0
+    assert sdtune(app, "plan", "--save", plan_file).returncode == 0
     old = sd_conf(app)
     assert sdtune(app, "apply", plan_file, "--yes").returncode == 0
     entry = os.path.join(app.root, "var", "sdtune", "journal",

@@ -3,29 +3,34 @@
 certify measures each target with sdio (destroying its data), decides
 native sector size, cache and queue depth, stores a record and prints
 the verdict.  Safety comes first and is settled for ALL targets before
-the first write: every target needs its own `--confirm`, and a disk that
-is in use, or whose state cannot be determined, is refused (exit 3).
+the first write: every target needs its own `--confirm`, a disk that
+is in use, or whose state cannot be determined, is refused (exit 3), the
+path written is the path checked, and the records directory must be
+writable.
 """
 
-import os
+import posixpath
 import re
 import stat as statmod
+import sys
 import time
 from dataclasses import dataclass
-from typing import Dict, List, Optional, TextIO
+from typing import Dict, List, Optional, TextIO, Tuple
 
-from ..errors import EXIT_OK, RefusedError, SdtuneError, UsageError
+from ..errors import (EXIT_FAILED, EXIT_OK, RefusedError, SdtuneError,
+                      UsageError)
 from ..host import Host
 from ..inventory.disks import Disk, Inventory, take_inventory
 from ..report import render_table, text_or_dash, to_json
 from . import records
 from .evidence import DeviceEvidence, query_evidence
 from .measure import StepResult
-from .plan import Step, Timing, build_plan
+from .plan import Step, Timing, build_plan, logical_block_problem
 from .runner import run_plan
 from .verdict import decide_cache, decide_queue_depth, decide_sector
 
 _DEV_NAME = re.compile(r"^(c[0-9]+(?:t[0-9A-Fa-f]+)?d[0-9]+)(?:[sp][0-9]+)?$")
+RAW_DIR = "/dev/rdsk"
 
 
 @dataclass
@@ -35,52 +40,87 @@ class Target:
     disk: Optional[Disk]
 
 
+def _normalized(arg: str) -> str:
+    """An absolute path without "//" or "." components.  Pure: a path
+    with ".." is refused before this (what ".." means depends on the
+    symbolic links on the way)."""
+    return "/" + posixpath.normpath(arg).lstrip("/")
+
+
 def _needs_inventory(targets: List[str]) -> bool:
-    return any("/" not in t or t.startswith("/dev/") for t in targets)
+    return any("/" not in t or _normalized(t).startswith("/dev/")
+               for t in targets)
 
 
 def resolve_targets(host: Host, targets: List[str], confirm: List[str],
                     inventory: Optional[Inventory]) -> List[Target]:
-    """Check consent and safety for every target; no I/O happens here."""
+    """Check consent and safety for every target; no I/O happens here.
+
+    A target given twice is certified once.  Two different names for one
+    disk (c0t1d0 and /dev/rdsk/c0t1d0s0) or one file are a usage error:
+    they may name different regions (the whole disk or a slice), and
+    guessing which one the operator meant could measure the wrong one.
+    """
     for extra in sorted(set(confirm) - set(targets)):
         raise UsageError("certify", extra, "--confirm names a target that "
                          "is not being certified")
     out = []
-    for arg in targets:
+    seen: Dict[Tuple, str] = {}
+    for arg in dict.fromkeys(targets):
         if arg not in confirm:
             raise RefusedError("certify", arg, "certification destroys all "
                                "data on it; repeat the target with "
                                "--confirm %s" % arg)
-        out.append(_resolve(host, arg, inventory))
+        target, identity = _resolve(host, arg, inventory)
+        if identity in seen:
+            raise UsageError("certify", arg, "names the same %s as '%s'; "
+                             "give it once" % (identity[0], seen[identity]))
+        seen[identity] = arg
+        out.append(target)
     return out
 
 
-def _resolve(host: Host, arg: str, inventory: Optional[Inventory]) -> Target:
+def _resolve(host: Host, arg: str, inventory: Optional[Inventory]
+             ) -> Tuple[Target, Tuple]:
+    """The target, and what it is (("disk", name) or ("file", device,
+    inode)) to find two names for the same thing."""
     if "/" not in arg:
         disk = inventory.by_name(arg) if inventory else None
         if disk is None:
             raise UsageError("certify", arg, "no such disk (see sdtune "
                              "disks)")
         _refuse_in_use(arg, disk)
-        return Target(arg, host.sys_path("/dev/rdsk/%sp0" % disk.name),
-                      disk)
-    m = _DEV_NAME.match(os.path.basename(arg))
-    if arg.startswith("/dev/") and m:
+        return (Target(arg, host.sys_path("%s/%sp0" % (RAW_DIR, disk.name)),
+                       disk), ("disk", disk.name))
+    if ".." in arg.split("/"):
+        raise RefusedError("certify", arg, "a path with '..' in it: the "
+                           "disk checked for use might not be the one "
+                           "written; give the path without '..'")
+    if not arg.startswith("/"):
+        raise UsageError("certify", arg, "not an absolute path")
+    path = _normalized(arg)
+    directory, name = posixpath.split(path)
+    m = _DEV_NAME.match(name)
+    if directory == RAW_DIR and m:
         disk = inventory.by_name(m.group(1)) if inventory else None
         if disk is None:
             raise RefusedError("certify", arg, "not a disk sdtune can check"
                                " for use: in-use state unknown")
         _refuse_in_use(arg, disk)
-        return Target(arg, host.sys_path(arg), disk)
+        # sdio opens exactly the normalized path whose disk was checked.
+        device = host.sys_path(path)
+        if not host.exists(device):
+            raise UsageError("certify", arg, "no such device")
+        return Target(arg, device, disk), ("disk", disk.name)
     # A lab target: a plain file (an emulated drive, a scratch file).
     try:
-        st = host.stat(arg)
+        st = host.stat(path)
     except SdtuneError:
         raise UsageError("certify", arg, "no such file")
     if not statmod.S_ISREG(st.st_mode):
-        raise RefusedError("certify", arg, "a device node outside /dev/rdsk"
-                           ": in-use state unknown")
-    return Target(arg, arg, None)
+        raise RefusedError("certify", arg, "a device node outside %s: "
+                           "in-use state unknown" % RAW_DIR)
+    return Target(arg, path, None), ("file", st.st_dev, st.st_ino)
 
 
 def _refuse_in_use(arg: str, disk: Disk) -> None:
@@ -111,11 +151,15 @@ def build_record(target: Target, disk: Optional[Disk],
     """The verdicts and the record; shared with `infer`."""
     warm = timing.warmup_intervals
     by_phase: Dict[str, List[StepResult]] = {}
+    # The cache steps by their name in the plan ("write", "write-flush"):
+    # an imported result keeps the name of its run ("fio w4k").
+    cache_steps: Dict[str, StepResult] = {}
     for step in plan:
         if step.name in results:
             by_phase.setdefault(step.phase, []).append(results[step.name])
+            if step.phase == "cache":
+                cache_steps[step.name] = results[step.name]
     sector = decide_sector(by_phase.get("sector", []), warm)
-    cache_steps = {r.name: r for r in by_phase.get("cache", [])}
     suppressed = bool(disk and disk.sd.suppress_cache_flush)
     cache = decide_cache(cache_steps.get("write"),
                          cache_steps.get("write-flush"), evidence.nv_sup,
@@ -195,48 +239,93 @@ def cmd_certify(host: Host, state_dir: str, timing: Timing,
                 err: TextIO, as_json: bool = False,
                 trust_timing: bool = False,
                 logical_block: Optional[int] = None) -> int:
+    if logical_block is not None:
+        why = logical_block_problem(logical_block)
+        if why:
+            raise UsageError("certify", "--logical-block %d" % logical_block,
+                             why)
     inventory = take_inventory(host) if _needs_inventory(targets) else None
     resolved = resolve_targets(host, targets, confirm, inventory)
+    # Before the first I/O on any target: its data is destroyed, so the
+    # result must have somewhere to go.
+    records.check_storable(host, state_dir)
     tty = hasattr(err, "isatty") and err.isatty()
-    done = []
-    for target in resolved:
-        started = host.monotonic_ns()
+    done: List[dict] = []
+    try:
+        for target in resolved:
+            started = host.monotonic_ns()
 
-        def progress(step: Step, res: StepResult, t=target, t0=started):
+            def progress(step: Step, res: StepResult, t=target,
+                         t0=started):
+                if tty:
+                    err.write("\r%-24s %-6s %-22s %6.1f s %9.0f IOPS" % (
+                        t.arg[-24:], step.phase, step.name,
+                        (host.monotonic_ns() - t0) / 1e9, res.iops))
+                    err.flush()
+            rec = certify_one(host, target, timing, trust_timing,
+                              logical_block, progress)
             if tty:
-                err.write("\r%-24s %-6s %-22s %6.1f s %9.0f IOPS" % (
-                    t.arg[-24:], step.phase, step.name,
-                    (host.monotonic_ns() - t0) / 1e9, res.iops))
-                err.flush()
-        rec = certify_one(host, target, timing, trust_timing, logical_block,
-                          progress)
-        if tty:
-            err.write("\n")
-        records.store(host, state_dir, rec)
-        done.append(rec)
-        if not as_json:
-            out.write(render_verdict(rec))
+                err.write("\n")
+            done.append(rec)
+            if not as_json:
+                out.write(render_verdict(rec))
+            _store(host, state_dir, target, rec)
+    except SdtuneError:
+        # The measured targets' data is gone either way: their verdicts
+        # are shown before the error.
+        if as_json and done:
+            out.write(to_json({"results": [result_json(r) for r in done]}))
+        raise
     if as_json:
         out.write(to_json({"results": [result_json(r) for r in done]}))
     return EXIT_OK
 
 
+def _store(host: Host, state_dir: str, target: Target, rec: dict) -> None:
+    try:
+        records.store(host, state_dir, rec)
+    except SdtuneError as e:
+        # Always exit 4, even for a refusal by the host: the target has
+        # been written, so "nothing was changed" (exit 3) would be false.
+        raise SdtuneError("store certification record", e.obj,
+                          "%s; the verdict of %s (shown) is not stored, so "
+                          "plan and audit cannot use it"
+                          % (e.reason, target.arg), EXIT_FAILED) from e
+
+
+def _key_cell(key: Optional[str], parsable: bool) -> str:
+    # A file target has no drive key (null): "-" like any unknown field.
+    if key is None:
+        return "-"
+    return key if parsable else '"%s"' % key
+
+
+def _confidence_cell(value: Optional[float]) -> str:
+    return "-" if value is None else "%.2f" % value
+
+
+# Rows are records that passed records.load_checked, so every field has
+# its documented type; optional ones may be missing.
 RESULT_COLUMNS = [
-    ("KEY", lambda r, p: r["key"] if p or r["key"] is None
-     else '"%s"' % r["key"]),
+    ("KEY", lambda r, p: _key_cell(r["key"], p)),
     ("SERIAL", lambda r, p: text_or_dash(r.get("serial"))),
     ("FIRMWARE", lambda r, p: text_or_dash(r.get("firmware"))),
     ("NATIVE", lambda r, p: text_or_dash(r.get("native_sector_bytes"))),
-    ("CONF", lambda r, p: "%.2f" % r.get("sector_confidence", 0)),
-    ("CACHE", lambda r, p: r.get("cache", "-")),
-    ("WHEN", lambda r, p: r.get("time_iso", "-")),
-    ("TARGET", lambda r, p: r.get("target", "-")),
+    ("CONF", lambda r, p: _confidence_cell(r.get("sector_confidence"))),
+    ("CACHE", lambda r, p: text_or_dash(r.get("cache"))),
+    ("WHEN", lambda r, p: text_or_dash(r.get("time_iso"))),
+    ("TARGET", lambda r, p: text_or_dash(r.get("target"))),
 ]
 
 
 def cmd_results(host: Host, state_dir: str, out: TextIO,
-                as_json: bool = False, scripted: bool = False) -> int:
-    recs = records.load_all(host, state_dir)
+                as_json: bool = False, scripted: bool = False,
+                err: Optional[TextIO] = None) -> int:
+    """The stored records; a file that is not one is named in a warning
+    on ``err`` (default stderr) and left out."""
+    recs, problems = records.load_checked(host, state_dir)
+    for problem in problems:
+        (err or sys.stderr).write("sdtune: warning: %s\n" % problem)
     if as_json:
         out.write(to_json({"results": recs}))
     else:
@@ -246,19 +335,30 @@ def cmd_results(host: Host, state_dir: str, out: TextIO,
 
 def cmd_infer(path: str, fmt: Optional[str], text: str, out: TextIO,
               as_json: bool = False, trust_timing: bool = False) -> int:
-    """The certify verdicts from existing vdbench or fio output."""
-    from .importers import classify, parse_fio, parse_vdbench
+    """The certify verdicts from existing vdbench or fio output.  An input
+    that is not a measurement is an error naming the file and the field
+    (exit 4, as for any output sdtune cannot parse), never a verdict."""
+    from ..errors import ParseError
+    from .importers import classify, detect_format, parse_fio, \
+        parse_vdbench
     if fmt is None:
-        fmt = "fio" if text.lstrip().startswith("{") else "vdbench"
-    steps = parse_fio(text) if fmt == "fio" else parse_vdbench(text)
-    sector, cache, qd = classify(steps)
+        fmt = detect_format(text)
+    try:
+        steps = parse_fio(text) if fmt == "fio" else parse_vdbench(text)
+    except ParseError as e:
+        raise SdtuneError("parse", path, "%s%s: %s" % (
+            e.command, " " + e.field if e.field else "", e.reason)) \
+            from None
+    sector, pair, qd = classify(steps)
     plan = [Step("sector", s.name, s.bs, offset=s.offset) for s in sector]
-    plan += [Step("cache", "write" if s.flush == "none" else "write-flush",
-                  s.bs, flush=s.flush) for s in cache]
     plan += [Step("qd", s.name, s.bs, qd=s.qd) for s in qd]
     results = {s.name: s for s in sector + qd}
-    results.update({("write" if s.flush == "none" else "write-flush"): s
-                    for s in cache})
+    if pair is not None:
+        # Imported names are "fio ..." or "vdbench ...": no clash.
+        write, flushed = pair
+        plan += [Step("cache", "write", write.bs),
+                 Step("cache", "write-flush", flushed.bs, flush="each")]
+        results.update({"write": write, "write-flush": flushed})
     # Imported data has no warm-up interval to drop beyond what the tool
     # itself excluded.
     timing = Timing(warmup_intervals=0)
@@ -266,8 +366,49 @@ def cmd_infer(path: str, fmt: Optional[str], text: str, out: TextIO,
                        plan, results, timing, trust_timing,
                        min((s.bs for s in sector), default=512),
                        0.0, source="%s:%s" % (fmt, path))
+    _explain_cache_steps(rec, pair, steps)
+    _require_finite(path, rec)
     if as_json:
         out.write(to_json(result_json(rec)))
     else:
         out.write(render_verdict(rec))
     return EXIT_OK
+
+
+def _explain_cache_steps(rec: dict,
+                         pair: Optional[Tuple[StepResult, StepResult]],
+                         steps: List[StepResult]) -> None:
+    """Name the imported runs the cache verdict compared, or say why a
+    run that flushed could not be used."""
+    if pair is not None:
+        rec["evidence"]["cache"]["steps"] = {
+            role: dict(step.evidence(0), name=step.name)
+            for role, step in zip(("write", "write-flush"), pair)}
+        return
+    untimed = [s.name for s in steps if not s.flush_timed]
+    if untimed:
+        rec["cache_reason"] += (
+            "; %s flushes after each write, but this fio output does not "
+            "time the fsyncs (fio 3.4 and later report them in a \"sync\" "
+            "section), so the cost of a flush is unknown"
+            % ", ".join(untimed))
+
+
+def _require_finite(path: str, rec: dict) -> None:
+    """Refuse to print a verdict that holds NaN or an infinity: JSON has
+    no such numbers, and a verdict computed from one is no verdict."""
+    import math
+
+    def walk(value: object, where: str) -> None:
+        if isinstance(value, float) and not math.isfinite(value):
+            raise SdtuneError("infer", path, "%s is %s, not a finite "
+                              "number: no verdict from this input"
+                              % (where, "NaN" if value != value else
+                                 "infinite"))
+        if isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, "%s.%s" % (where, key) if where else str(key))
+        elif isinstance(value, (list, tuple)):
+            for i, item in enumerate(value):
+                walk(item, "%s[%d]" % (where, i))
+    walk(rec, "")

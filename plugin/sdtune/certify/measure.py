@@ -40,6 +40,12 @@ class StepResult:
     stopped: str = ""
     # For imported data that has no intervals: a per-I/O summary.
     lat_sd_ns: Optional[float] = None
+    # For imported data: which fields of the tool's output the latency
+    # was read from (fio: "write.lat_ns", or clat when there is no lat).
+    lat_field: Optional[str] = None
+    # False when the run flushed but its latency leaves the flushes out
+    # (fio before 3.4 does not time fsync): no flush cost can be read.
+    flush_timed: bool = True
 
     def latency(self, warmup: int = 1) -> Sample:
         """Per-I/O latency, as the sample of interval means."""
@@ -57,12 +63,17 @@ class StepResult:
 
     def evidence(self, warmup: int = 1) -> dict:
         lat = self.latency(warmup)
-        return {"bs": self.bs, "qd": self.qd, "offset": self.offset,
-                "flush": self.flush, "iops": round(self.iops, 1),
-                "lat_mean_ns": round(lat.mean, 1) if lat.n else None,
-                "lat_rel_se": round(lat.rel_se, 4) if lat.n > 1 else None,
-                "intervals_used": lat.n, "ios": self.ios,
-                "lat_p99_ns": self.lat_p99_ns}
+        out = {"bs": self.bs, "qd": self.qd, "offset": self.offset,
+               "flush": self.flush, "iops": round(self.iops, 1),
+               "lat_mean_ns": round(lat.mean, 1) if lat.n else None,
+               "lat_rel_se": round(lat.rel_se, 4) if lat.n > 1 else None,
+               "intervals_used": lat.n, "ios": self.ios,
+               "lat_p99_ns": self.lat_p99_ns}
+        if self.lat_field is not None:
+            out["lat_field"] = self.lat_field
+        if not self.flush_timed:
+            out["flush_timed"] = False
+        return out
 
 
 class IOFailure(Exception):

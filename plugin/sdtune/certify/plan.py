@@ -21,6 +21,11 @@ SIZE_LADDER = (512, 1024, 2048, 4096, 8192, 16384)
 QD_LADDER = (1, 2, 4, 8, 16, 32, 64)
 MISALIGNED_BS = 4096
 MISALIGNED_OFFSET = 512
+# Logical block sizes a target may have: sd's DEV_BSIZE up to the
+# largest physical-block-size sdtune writes (no ZFS ashift goes beyond
+# 64 KiB), powers of two only, as every block size the kernel accepts.
+LOGICAL_BLOCK_MIN = 512
+LOGICAL_BLOCK_MAX = 65536
 
 
 @dataclass(frozen=True)
@@ -86,6 +91,15 @@ class Step:
         if region:
             args += ["--region", str(region)]
         return args + [target]
+
+
+def logical_block_problem(size: int) -> Optional[str]:
+    """Why ``size`` cannot be a target's logical block size, or None."""
+    if not LOGICAL_BLOCK_MIN <= size <= LOGICAL_BLOCK_MAX or \
+            size & (size - 1):
+        return "must be a power of two from %d to %d" % (
+            LOGICAL_BLOCK_MIN, LOGICAL_BLOCK_MAX)
+    return None
 
 
 def build_plan(logical_block: int = 512,

@@ -1,15 +1,27 @@
 """Certification records: one JSON file per drive model, serial and
 firmware under <state_dir>/certify/, written atomically through the host.
+
+Reading checks every record against the shape that `plan`, `audit` and
+`results` rely on (RECORD_FIELDS).  A file that does not have it is not
+used: it is reported as a problem naming the file, and the other
+records stay usable.  A record that fails the check must never become a
+recommendation, so the check is strict about everything that reaches
+sd.conf (the key, the recommended tunables and the device evidence).
 """
 
 import json
+import math
+import os
 import re
-from typing import List, Optional
+from typing import Any, Callable, List, NamedTuple, Optional, Tuple
 
 from ..errors import SdtuneError
 from ..host import Host
+from ..sdconf.match import KEY_LEN
+from ..sdconf.tunables import canonical_value
 
 SUBDIR = "certify"
+VERSION = 1
 
 
 def record_name(key: Optional[str], serial: Optional[str],
@@ -22,8 +34,35 @@ def record_name(key: Optional[str], serial: Optional[str],
     return "%s--%s--%s.json" % (safe(key), safe(serial), safe(firmware))
 
 
+def records_dir(host: Host, state_dir: str) -> str:
+    """The directory of the records, as a path on the host."""
+    return host.sys_path(state_dir.rstrip("/") + "/" + SUBDIR)
+
+
+def check_storable(host: Host, state_dir: str) -> str:
+    """Create the records directory and write and remove a probe file in
+    it, so that a certification never destroys a target's data only to
+    find that its result cannot be kept.  Raises SdtuneError naming the
+    directory (exit 4, or 3 where the host refused for safety, e.g. a
+    symbolic link on the way); returns the directory."""
+    directory = records_dir(host, state_dir)
+    # Not a *.json name: a probe left by a crash is never read as a
+    # record.  One per process: two certify runs must not remove each
+    # other's probe.
+    probe = "%s/.sdtune-probe.%d" % (directory, os.getpid())
+    try:
+        host.mkdirs(directory)
+        host.write_atomic(probe, b"")
+        host.remove(probe)
+    except SdtuneError as e:
+        raise SdtuneError("store certification records in", directory,
+                          "%s; nothing was written to the targets"
+                          % e.reason, e.exit_code) from e
+    return directory
+
+
 def store(host: Host, state_dir: str, record: dict) -> str:
-    directory = host.sys_path(state_dir.rstrip("/") + "/" + SUBDIR)
+    directory = records_dir(host, state_dir)
     host.mkdirs(directory)
     path = directory + "/" + record_name(record.get("key"),
                                          record.get("serial"),
@@ -34,19 +73,175 @@ def store(host: Host, state_dir: str, record: dict) -> str:
     return path
 
 
-def load_all(host: Host, state_dir: str) -> List[dict]:
-    directory = host.sys_path(state_dir.rstrip("/") + "/" + SUBDIR)
+# ------------------------------------------------------------ the shape
+
+def _text(v: Any) -> bool:
+    return v is None or isinstance(v, str)
+
+
+def _integer(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _size(v: Any) -> bool:
+    return v is None or (_integer(v) and v > 0)
+
+
+def _count(v: Any) -> bool:
+    return v is None or (_integer(v) and v >= 0)
+
+
+def _number(v: Any) -> bool:
+    return _integer(v) or (isinstance(v, float) and math.isfinite(v))
+
+
+def _fraction(v: Any) -> bool:
+    return _number(v) and 0 <= v <= 1
+
+
+def _object(v: Any) -> bool:
+    return isinstance(v, dict)
+
+
+def _key(v: Any) -> bool:
+    return v is None or (isinstance(v, str) and len(v) == KEY_LEN)
+
+
+def _version(v: Any) -> bool:
+    return _integer(v) and v == VERSION
+
+
+def _tunable_problem(name: str, value: Any) -> Optional[str]:
+    """Why a recommended value is not one `sdconf set` would accept, or
+    None: plan writes these values into sd.conf."""
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif _integer(value):
+        text = str(value)
+    else:
+        return "must be an integer, true or false"
+    return canonical_value(name, text)[1] or None
+
+
+class Field(NamedTuple):
+    path: Tuple[str, ...]       # nested: ("evidence", "device", "nv_sup")
+    required: bool
+    valid: Callable[[Any], bool]
+    expected: str               # "must be <expected>"
+
+
+# Every field that plan, audit and results read, parents before their
+# children.  A missing optional field is fine (they use a default).
+RECORD_FIELDS = (
+    Field(("key",), True, _key,
+          "null or a drive key of exactly %d characters" % KEY_LEN),
+    Field(("time",), True, _number, "a number (seconds since 1970)"),
+    Field(("version",), False, _version, str(VERSION)),
+    Field(("target",), False, _text, "text"),
+    Field(("device",), False, _text, "text"),
+    Field(("serial",), False, _text, "text or null"),
+    Field(("firmware",), False, _text, "text or null"),
+    Field(("time_iso",), False, _text, "text"),
+    Field(("source",), False, _text, "text"),
+    Field(("logical_block_bytes",), False, _size,
+          "a positive integer or null"),
+    Field(("native_sector_bytes",), False, _size,
+          "a positive integer or null"),
+    Field(("sector_confidence",), False, _fraction, "a number from 0 to 1"),
+    Field(("sector_reason",), False, _text, "text"),
+    Field(("cache",), False, _text, "text"),
+    Field(("cache_confidence",), False, _fraction, "a number from 0 to 1"),
+    Field(("cache_reason",), False, _text, "text"),
+    Field(("queue_depth",), False, _object, "an object"),
+    Field(("queue_depth", "knee"), False, _count,
+          "a non-negative integer or null"),
+    Field(("queue_depth", "throttle_max"), False, _count,
+          "a non-negative integer or null"),
+    Field(("queue_depth", "throttle_min"), False, _count,
+          "a non-negative integer or null"),
+    Field(("queue_depth", "confidence"), False,
+          lambda v: v is None or _fraction(v), "a number from 0 to 1 or null"),
+    Field(("queue_depth", "reason"), False, _text, "text"),
+    # Each of its values is checked by _tunable_problem.
+    Field(("recommended",), False, _object, "an object"),
+    Field(("evidence",), False, _object, "an object"),
+    Field(("evidence", "device"), False, _object, "an object"),
+    Field(("evidence", "device", "nv_sup"), False,
+          lambda v: v is None or isinstance(v, bool), "true, false or null"),
+)
+
+_MISSING = object()
+
+
+def record_problem(record: Any) -> Optional[str]:
+    """Why ``record`` is not a certification record that plan, audit and
+    results can use, or None.  Pure."""
+    if not isinstance(record, dict):
+        return "not a JSON object"
+    for f in RECORD_FIELDS:
+        value: Any = record
+        for part in f.path:
+            # Parents are checked first, so every parent here is an object.
+            value = value.get(part, _MISSING)
+            if value is _MISSING:
+                break
+        name = ".".join(f.path)
+        if value is _MISSING:
+            if f.required:
+                return "field '%s' is missing" % name
+            continue
+        if not f.valid(value):
+            return "field '%s' must be %s" % (name, f.expected)
+    for tunable, value in record.get("recommended", {}).items():
+        why = _tunable_problem(tunable, value)
+        if why:
+            return "field 'recommended.%s': %s" % (tunable, why)
+    return None
+
+
+def parse_record(data: bytes) -> Tuple[Optional[dict], Optional[str]]:
+    """(record, None) or (None, why it is not one).  Pure."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return None, "not UTF-8 text (byte %d)" % e.start
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as e:
+        return None, "not valid JSON (line %d, column %d)" % (e.lineno,
+                                                              e.colno)
+    except (ValueError, RecursionError):
+        return None, "not valid JSON"
+    why = record_problem(record)
+    return (None, why) if why else (record, None)
+
+
+def load_checked(host: Host, state_dir: str
+                 ) -> Tuple[List[dict], List[str]]:
+    """The usable records, sorted by key and time, and one problem text
+    per file that is not used ("<path>: not a certification record:
+    <why>; ignored").  Writes nothing: callers print the problems, each
+    as ``sdtune: warning: <problem>``.  A records directory that cannot
+    be listed is an error (HostError, exit 4)."""
+    directory = records_dir(host, state_dir)
     if not host.exists(directory):
-        return []
-    records = []
+        return [], []
+    records, problems = [], []
     for name in host.listdir(directory):
         if not name.endswith(".json"):
             continue
         path = directory + "/" + name
         try:
-            records.append(json.loads(host.read_bytes(path)))
-        except ValueError as e:
-            raise SdtuneError("read", path, "not a certification record: %s"
-                              % e) from e
-    records.sort(key=lambda r: (r.get("key") or "", r.get("time", 0)))
-    return records
+            data = host.read_bytes(path)
+        except SdtuneError as e:
+            problems.append("%s: not readable: %s; ignored"
+                            % (path, e.reason))
+            continue
+        record, why = parse_record(data)
+        if record is None:
+            problems.append("%s: not a certification record: %s; ignored"
+                            % (path, why))
+            continue
+        records.append(record)
+    records.sort(key=lambda r: (r["key"] or "", r["time"]))
+    return records, problems

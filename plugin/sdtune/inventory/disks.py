@@ -79,6 +79,17 @@ class Inventory:
     # Top-level vdevs of every imported pool (zdb -C), for the audit.
     vdevs: List[zdb.TopVdev] = field(default_factory=list)
     pools: Dict[str, zpool.Pool] = field(default_factory=dict)
+    # Source name ("zpool status", "zdb -C", "mdb ::sd_state", ...) ->
+    # why it failed.  Unknown is unsafe: plan, audit and verify read this
+    # to hold back or report what they could not see.
+    failed: Dict[str, str] = field(default_factory=dict)
+
+    def pools_unknown(self) -> Optional[str]:
+        """Why pool membership or vdev ashift cannot be known, or None."""
+        for name in ("zpool status", "zdb -C"):
+            if name in self.failed:
+                return "%s failed: %s" % (name, self.failed[name])
+        return None
 
     def by_name(self, name: str) -> Optional[Disk]:
         for disk in self.disks:
@@ -190,7 +201,8 @@ def take_inventory(host: Host) -> Inventory:
                            if isinstance(v, int)} if unit else {},
             ata_model=_ata_model(inq, info, dmd)))
     return Inventory(disks, src.notes,
-                     [t for ts in tops.values() for t in ts], pools)
+                     [t for ts in tops.values() for t in ts], pools,
+                     dict(src.failed))
 
 
 def _disk_names(units, names, infos, dm) -> List[str]:

@@ -5,12 +5,16 @@ pair stays as it was (comments, other pairs, node specs), the single
 existing list is edited in place (or created at the end of the file), and
 new text follows the canonical form of facts §16.1 (one pair per line,
 TAB indent, `name:value` joined by ", ", decimal values, throttle-min
-before throttle-max).  After every edit the result is parsed again and
-checked: other pairs unchanged, no new syntax problems, and every value
-asked for is really accepted by the sd model.  Pure: no I/O.
+before throttle-max).  Removing text never removes a comment: a comment
+inside a removed pair or list stays, on a line of its own.  Inside an
+existing pair, tunables keep their order and a new value replaces the
+old one where it stands.  After every edit the result is parsed again
+and checked: other pairs unchanged, no new syntax problems, and every
+value asked for is really accepted by the sd model.  Pure: no I/O.
 """
 
 import difflib
+import re
 from dataclasses import dataclass, replace
 from typing import List, Optional, Sequence, Set, Tuple
 
@@ -23,10 +27,16 @@ from .tunables import (NEXENTA, SdState, TUNABLE_BY_NAME, TupleResult,
                        set_property)
 
 MAX_STRING = 1023
+_BLANKS = re.compile(r"[ \t]*")
 
 
 class EditError(Exception):
     """An edit sdtune refuses to make; the message says why."""
+
+
+class NothingToUnset(EditError):
+    """unset found no pair of the key, or none setting the names given:
+    the command asked for something that is not there."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +101,45 @@ def canonical_order(items: List[Tuple[Optional[str], str]]
     return items
 
 
+def _merge(items: List[Tuple[Optional[str], str]],
+           settings: Sequence[Setting], flavour: str
+           ) -> List[Tuple[Optional[str], str]]:
+    """An existing pair's tuples with `settings` applied: a value already
+    there is replaced where it stands (an earlier copy of the same name
+    goes), a new one is appended, except a new throttle-min, which goes
+    before the throttle-max (facts §3.5).  The operator's order is kept
+    unless throttle values are set and the throttle check needs
+    throttle-min first for them to hold, e.g. "throttle-max:32,
+    throttle-min:8" set to 4 and 2."""
+    items = list(items)
+    for s in settings:
+        new = (s.name, "%s:%s" % (s.name, s.value))
+        at = [i for i, (n, _) in enumerate(items) if n == s.name]
+        if at:
+            items[at[-1]] = new
+            items = [t for j, t in enumerate(items)
+                     if t[0] != s.name or j == at[-1]]
+        elif s.name == "throttle-min" and \
+                any(n == "throttle-max" for n, _ in items):
+            items.insert(next(i for i, (n, _) in enumerate(items)
+                              if n == "throttle-max"), new)
+        else:
+            items.append(new)
+    ordered = canonical_order(list(items))
+    asked_throttle = any(s.name.startswith("throttle-") for s in settings)
+    if asked_throttle and ordered != items and \
+            _pair_state(ordered, flavour) != _pair_state(items, flavour):
+        return ordered
+    return items
+
+
+def _pair_state(items: List[Tuple[Optional[str], str]],
+                flavour: str) -> SdState:
+    state = SdState()
+    apply_improved(state, _join(items), flavour)
+    return state
+
+
 def _join(items: List[Tuple[Optional[str], str]]) -> str:
     return ", ".join(text for _, text in items if text)
 
@@ -103,6 +152,24 @@ def _line_start(text: str, pos: int) -> int:
     """Start of pos's line if only blanks precede pos there, else pos."""
     ls = text.rfind("\n", 0, pos) + 1
     return ls if text[ls:pos].strip(" \t") == "" else pos
+
+
+def _cut(conf: ConfFile, start: int, end: int) -> str:
+    """conf.text without [start, end), except the comments in that span:
+    they are the operator's and stay, each on a line of its own with the
+    indent of the line it was on (facts §16.1: comments on their own
+    lines)."""
+    text = conf.text
+    kept = []
+    for comment in conf.comments:
+        if start <= comment.start and comment.end <= end:
+            ls = text.rfind("\n", 0, comment.start) + 1
+            indent = _BLANKS.match(text, ls, comment.start).group(0)
+            kept.append(indent + comment.value + "\n")
+    if kept and text[text.rfind("\n", 0, start) + 1:start].strip(" \t"):
+        # The cut starts after text on its line: the comments go below.
+        kept.insert(0, "\n")
+    return text[:start] + "".join(kept) + text[end:]
 
 
 def _comma_after(conf: ConfFile, pair_end: int, limit: int) -> Optional[int]:
@@ -124,10 +191,11 @@ def _remove_pair(conf: ConfFile, clist: ConfigList, pair: Pair) -> str:
         prev_end = vals[2 * i - 1].token.end
         between = text[prev_end:pair.start]
         if "#" not in between:
-            return _splice(text, prev_end, pair.end, "")
+            return _cut(conf, prev_end, pair.end)
         comma = _comma_after(conf, prev_end, pair.start)
         start = _line_start(text, pair.start)
-        text = _splice(text, start, pair.end, "")
+        # The comma is before the cut, so its offset still holds.
+        text = _cut(conf, start, pair.end)
         return _splice(text, comma, comma + 1, "")
     nxt = vals[2 * i + 2].token.start
     comma = _comma_after(conf, pair.end, nxt)
@@ -140,7 +208,7 @@ def _remove_pair(conf: ConfFile, clist: ConfigList, pair: Pair) -> str:
     else:
         while end < len(text) and text[end] in " \t":
             end += 1
-    return _splice(text, start, end, "")
+    return _cut(conf, start, end)
 
 
 def _remove_property(conf: ConfFile, clist: ConfigList) -> str:
@@ -156,7 +224,7 @@ def _remove_property(conf: ConfFile, clist: ConfigList) -> str:
     at_line_start = start == 0 or text[start - 1] == "\n"
     if at_line_start and text[end:eol].strip(" \t") == "":
         end = min(eol + 1, len(text))
-    return _splice(text, start, end, "")
+    return _cut(conf, start, end)
 
 
 def _append_pair(conf: ConfFile, clist: ConfigList, key: str,
@@ -238,7 +306,9 @@ def _broken_list_statements(conf: ConfFile) -> List[Statement]:
                     d.offset == stmt.end == eof for d in conf.diagnostics)]
 
 
-def _targets(clist: ConfigList, key: str) -> List[Pair]:
+def key_pairs(clist: ConfigList, key: str) -> List[Pair]:
+    """The pairs of `key` that set and unset edit: those in the improved
+    (name:value) format, compared without case as sd does."""
     k = key.lower()
     return [p for p in clist.pairs
             if p.key_value.value.lower() == k and p.improved]
@@ -258,7 +328,7 @@ def set_tunables(text: str, key: str, settings: Sequence[Setting],
         conf, clist = _load(text, conf)
         if before is None:
             before = conf
-        targets = _targets(clist, key)
+        targets = key_pairs(clist, key)
         # Earlier pairs with the same key lose the names being set, so the
         # value written is the only one that applies.
         stale = next((p for p in targets[:-1]
@@ -267,18 +337,8 @@ def set_tunables(text: str, key: str, settings: Sequence[Setting],
             break
         text = _drop_names(conf, clist, stale, names)
     if targets:
-        items = _tuples(targets[-1].tunables)
-        for s in settings:
-            new = (s.name, "%s:%s" % (s.name, s.value))
-            at = [i for i, (n, _) in enumerate(items) if n == s.name]
-            if at:
-                items[at[-1]] = new
-                items = [t for j, t in enumerate(items)
-                         if t[0] != s.name or j == at[-1]]
-            else:
-                items.append(new)
-        tunables = _join(canonical_order(items))
-        text = _replace_tunables(conf, targets[-1], tunables)
+        items = _merge(_tuples(targets[-1].tunables), settings, flavour)
+        text = _replace_tunables(conf, targets[-1], _join(items))
     else:
         items = canonical_order([(s.name, "%s:%s" % (s.name, s.value))
                                  for s in settings])
@@ -290,7 +350,8 @@ def set_tunables(text: str, key: str, settings: Sequence[Setting],
 
 def unset_tunables(text: str, key: str, names: Optional[Sequence[str]],
                    flavour: str = NEXENTA) -> str:
-    """Remove tunables (or, with no names, every pair) for a key."""
+    """Remove tunables (or, with no names, every pair) for a key.  Raises
+    NothingToUnset when there is nothing of the kind to remove."""
     wanted = {n.lower() for n in names} if names else None
     if wanted:
         unknown = sorted(n for n in wanted if n not in TUNABLE_BY_NAME)
@@ -305,17 +366,32 @@ def unset_tunables(text: str, key: str, names: Optional[Sequence[str]],
         if wanted is None:
             victim = next((p for p in clist.pairs if p.key.lower() == k),
                           None)
-            if victim is None:
-                break
-            text = _remove_pair(conf, clist, victim)
-            continue
-        victim = next((p for p in _targets(clist, key)
-                       if wanted & {n for n, _ in _tuples(p.tunables)}), None)
+        else:
+            victim = next((p for p in key_pairs(clist, key)
+                           if wanted & {n for n, _ in _tuples(p.tunables)}),
+                          None)
         if victim is None:
+            if conf is before:
+                raise NothingToUnset(_nothing_there(clist, key, wanted))
             break
-        text = _drop_names(conf, clist, victim, wanted)
+        if wanted is None:
+            text = _remove_pair(conf, clist, victim)
+        else:
+            text = _drop_names(conf, clist, victim, wanted)
     _verify(before, text, key, [], flavour, wanted or ())
     return text
+
+
+def _nothing_there(clist: ConfigList, key: str,
+                   wanted: Optional[Set[str]]) -> str:
+    k = key.lower()
+    if not any(p.key.lower() == k for p in clist.pairs):
+        return 'no pair for key "%s"' % key
+    if not key_pairs(clist, key):
+        return 'the pairs for key "%s" are legacy version-1 entries, ' \
+            "which sdtune does not edit" % key
+    return 'no pair for key "%s" sets %s' % (
+        key, " or ".join(sorted(wanted or ())))
 
 
 def _other_pairs(clist: ConfigList, key: str) -> List[Tuple[str, str]]:
@@ -329,7 +405,7 @@ def _effect(clist: ConfigList, key: str, flavour: str
     """The key's own pairs applied in order to a fresh disk."""
     state = SdState()
     results: List[TupleResult] = []
-    for pair in _targets(clist, key):
+    for pair in key_pairs(clist, key):
         results += apply_improved(state, pair.tunables, flavour)
     return state, results
 

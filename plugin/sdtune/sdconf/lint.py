@@ -24,6 +24,8 @@ SEVERITY_ORDER = {"error": 0, "warning": 1, "note": 2}
 # Quotes word processors substitute for '"', as UTF-8 and as cp1252 bytes.
 _SMART_QUOTES = re.compile("\u00e2\u0080[\u0098\u0099\u009c\u009d]|"
                            "[\u0093\u0094\u0091\u0092]|[\u00ab\u00bb]")
+# What an editor saving "UTF-8 with BOM" puts first, as latin-1.
+_UTF8_BOM = "\u00ef\u00bb\u00bf"
 _BAD_PREFIX_SPELLINGS = {"min-throttle": "throttle-min",
                          "max-throttle": "throttle-max"}
 
@@ -31,7 +33,8 @@ _BAD_PREFIX_SPELLINGS = {"min-throttle": "throttle-min",
 def lint(conf: ConfFile, flavour: str = NEXENTA) -> List[Diagnostic]:
     """Every problem in the file, sorted by position."""
     out: List[Diagnostic] = list(conf.diagnostics)
-    _check_quotes(conf, out)
+    bom = _check_bom(conf, out)
+    _check_quotes(conf, out, bom)
     _check_integers(conf, out)
     clist = config_list(conf)
     _check_list(conf, clist, out)
@@ -56,10 +59,36 @@ def _add(out, severity, offset, message, code):
     out.append(Diagnostic(severity, offset, message, code))
 
 
-def _check_quotes(conf: ConfFile, out: List[Diagnostic]) -> None:
+def _check_bom(conf: ConfFile, out: List[Diagnostic]) -> int:
+    """A UTF-8 byte-order mark at the start of the file: one diagnostic
+    in place of the three kernel warnings it causes.  Returns its length
+    (0 when there is none), so that no other check reads its bytes."""
+    if not conf.text.startswith(_UTF8_BOM):
+        return 0
+    end = len(_UTF8_BOM)
+    # kobj_lex() has no token for bytes 0xEF 0xBB 0xBF: each one is an
+    # unexpected token of its own, which hwc_parse_now() warns about and
+    # skips; the file is read from the fourth byte on as usual.
+    out[:] = [d for d in out if not (d.offset < end and
+                                     d.message.startswith(
+                                         "Unexpected token"))]
+    _add(out, "error", 0, "UTF-8 byte-order mark (bytes EF BB BF) at the "
+         "start of the file: kobj_lex() has no token for these bytes and "
+         "takes each one as an unexpected token, so the kernel warns "
+         "'Unexpected token' 3 times whenever it reads the file, then "
+         "skips them; save the file without the byte-order mark",
+         "byte-order-mark")
+    return end
+
+
+def _check_quotes(conf: ConfFile, out: List[Diagnostic],
+                  skip: int = 0) -> None:
+    """Quotes from a word processor; the first `skip` bytes are a
+    byte-order mark, whose byte 0xBB is also the cp1252 closing
+    guillemet, and already reported."""
     # The kernel skips comments, so a quote there is harmless.
     starts = [c.start for c in conf.comments]
-    for m in _SMART_QUOTES.finditer(conf.text):
+    for m in _SMART_QUOTES.finditer(conf.text, skip):
         i = bisect.bisect_right(starts, m.start()) - 1
         if i >= 0 and m.start() < conf.comments[i].end:
             continue
@@ -116,6 +145,29 @@ def _check_list(conf: ConfFile, clist: ConfigList,
 def _check_key(pair: Pair, seen: Dict[str, Pair],
                out: List[Diagnostic]) -> None:
     key, at = pair.key, pair.key_value.token.start
+    out.extend(key_diagnostics(key, at))
+    folded = key.lower()
+    if folded in seen:
+        first = seen[folded]
+        _add(out, "warning", at, "key \"%s\" already has pair %d: both "
+             "apply, later values win" % (key, first.index + 1),
+             "key-duplicate")
+    else:
+        seen[folded] = pair
+
+
+def exact_key(key: str) -> bool:
+    """A key in the form sd compares best: vendor (8) + product (16),
+    blank padded, nothing more, and nothing a check below warns about."""
+    return len(key) == KEY_LEN and not key_diagnostics(key)
+
+
+def key_diagnostics(key: str, at: int = 0) -> List[Diagnostic]:
+    """What a key matches when that is not one model of disk: every
+    disk, a whole vendor, a model family, only some firmware, or no disk
+    at all.  The sd-config-list check and `sdconf set`/`unset` both use
+    these; `at` is where the key is in the file."""
+    out: List[Diagnostic] = []
     form = key_form(key)
     if matches_everything(key):
         _add(out, "error", at, "key %r matches every disk" % key,
@@ -140,20 +192,19 @@ def _check_key(pair: Pair, seen: Dict[str, Pair],
                                                                 len(key)),
                  "key-long")
         elif len(key) > KEY_LEN:
-            _add(out, "note", at, "key \"%s\" also requires firmware "
-                 "revision '%s'" % (key, key[KEY_LEN:]), "key-revision")
+            _add(out, "note", at, "key \"%s\" is %d characters: past "
+                 "vendor (8) + product (16) sd also compares the firmware "
+                 "revision, so it matches only firmware starting with '%s'"
+                 % (key, len(key), key[KEY_LEN:]), "key-revision")
     elif form == "wildcard":
         _add(out, "note", at, "wildcard key %r: any vendor, case-sensitive, "
              "and never matches text ending at the last product byte"
              % key, "key-wildcard")
-    folded = key.lower()
-    if folded in seen:
-        first = seen[folded]
-        _add(out, "warning", at, "key \"%s\" already has pair %d: both "
-             "apply, later values win" % (key, first.index + 1),
-             "key-duplicate")
-    else:
-        seen[folded] = pair
+    elif form == "blank":
+        _add(out, "note", at, "key \"%s\" starts and ends with a blank: "
+             "sd compares it with every run of blanks taken as one, against "
+             "the whole vendor and product" % key, "key-blank")
+    return out
 
 
 def _unpadded_vendor(key: str) -> str:

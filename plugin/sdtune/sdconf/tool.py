@@ -2,19 +2,31 @@
 
 They work on files the operator names, never on the running kernel, and
 read and write only through the Host seam (a write is atomic: the file is
-the old one or the new one).  Without `--write`, set and unset print the
-diff and change nothing.
+the old one or the new one), or through the `commit` callable a caller
+gives set and unset.  Without `--write`, set and unset print the diff and
+change nothing.
+
+A key that is not the exact 24 characters of vendor (8) + product (16)
+matches more or fewer disks than one model ("ATA" is every SATA disk, a
+25th character compares the firmware revision).  set refuses to create a
+pair with such a key unless `any_length_key` is given; every edit of one
+prints what `sdconf check` says about the key.  unset that finds nothing
+to remove exits 1, so a mistyped key does not pass for a done fix.
 """
 
 import json
-from typing import Dict, List, Optional, TextIO
+import sys
+from typing import Callable, Dict, List, Optional, TextIO
 
-from ..errors import EXIT_OK, EXIT_PROBLEMS, RefusedError, UsageError
+from ..errors import (EXIT_OK, EXIT_PROBLEMS, RefusedError, SdtuneError,
+                      UsageError)
 from ..host import Host
-from .edit import EditError, parse_settings, set_tunables, unified_diff, \
-    unset_tunables
-from .lint import format_diagnostic, is_problem, lint
-from .match import make_key
+from .edit import (EditError, NothingToUnset, Setting, check_key, key_pairs,
+                   parse_settings, set_tunables, unified_diff,
+                   unset_tunables)
+from .lint import (exact_key, format_diagnostic, is_problem, key_diagnostics,
+                   lint)
+from .match import KEY_LEN, make_key
 from .model import ConfigList, Pair, config_list, pair_alone, v1_data
 from .parser import ConfFile, parse
 from .tunables import SdState, decode_improved, v1_data_names
@@ -136,36 +148,114 @@ def cmd_show(host: Host, path: str, flavour: str, out: TextIO,
     return EXIT_OK
 
 
+# commit(path, old_bytes, new_bytes, summary_lines, diff_text) writes
+# `new_bytes` in place of `old_bytes` (e.g. as a journalled transaction).
+Commit = Callable[[str, bytes, bytes, List[str], str], None]
+
+
 def _edit(host: Host, path: str, new_text: str, old_text: str,
-          write: bool, out: TextIO) -> int:
+          write: bool, out: TextIO, summary: List[str],
+          commit: Optional[Commit] = None) -> int:
     if new_text == old_text:
         out.write("%s: no change\n" % path)
         return EXIT_OK
-    out.write(unified_diff(old_text, new_text, path, path + " (new)"))
+    diff = unified_diff(old_text, new_text, path, path + " (new)")
+    out.write(diff)
     if write:
-        host.write_atomic(path, new_text.encode("latin-1"))
+        new = new_text.encode("latin-1")
+        if commit is None:
+            host.write_atomic(path, new)
+        else:
+            commit(path, old_text.encode("latin-1"), new, summary, diff)
         out.write("%s: written\n" % path)
     return EXIT_OK
 
 
+def _inexact_key(verb: str, path: str, conf: ConfFile, key: str,
+                 creating: bool, any_length_key: bool, err: TextIO) -> None:
+    """Refuse a new pair for a key that is not one model's exact key;
+    for an existing one (or when allowed), say what the key matches."""
+    if exact_key(key):
+        return
+    at = next((p.key_value.token.start for p in config_list(conf).pairs
+               if p.key.lower() == key.lower()), None)
+    diags = key_diagnostics(key, at or 0)
+    if creating and not any_length_key:
+        what = "; ".join(d.message for d in diags) or \
+            'key "%s" is %d characters' % (key, len(key))
+        raise RefusedError(verb, path, "%s; write the full %d-character "
+                           "key%s, vendor blank padded to 8 and product to "
+                           "16 as 'sdtune disks' shows it, or give --vid and "
+                           "--pid, which pad them; --any-length-key writes "
+                           "this key as it is" % (what, KEY_LEN,
+                                                  _cut_to_24(key)))
+    for d in diags:
+        if at is None:
+            err.write("sdtune: %s: %s\n" % (d.severity, d.message))
+        else:
+            err.write(format_diagnostic(conf, path, d) + "\n")
+
+
+def _cut_to_24(key: str) -> str:
+    """The 24-character key that a longer prefix key starts with."""
+    if len(key) > KEY_LEN and exact_key(key[:KEY_LEN]):
+        return ' ("%s")' % key[:KEY_LEN]
+    return ""
+
+
 def cmd_set(host: Host, path: str, key: str, settings: List[str],
-            flavour: str, write: bool, out: TextIO) -> int:
+            flavour: str, write: bool, out: TextIO, *,
+            any_length_key: bool = False, err: Optional[TextIO] = None,
+            commit: Optional[Commit] = None) -> int:
+    """Set tunables for KEY in the file at `path`; print the diff, and
+    with `write` write it (through `commit` when given)."""
+    err = sys.stderr if err is None else err
     old = host.read_bytes(path).decode("latin-1")
+    conf = parse(old)
     try:
-        new = set_tunables(old, key, parse_settings(settings), flavour)
+        check_key(key)      # first: keys never written, even on request
+        wanted = parse_settings(settings)
+        creating = not key_pairs(config_list(conf), key)
+        _inexact_key("set tunables in", path, conf, key, creating,
+                     any_length_key, err)
+        new = set_tunables(old, key, wanted, flavour, conf)
     except EditError as e:
         raise RefusedError("set tunables in", path, str(e)) from e
-    return _edit(host, path, new, old, write, out)
+    return _edit(host, path, new, old, write, out,
+                 [_set_summary(key, wanted)], commit)
+
+
+def _set_summary(key: str, wanted: List[Setting]) -> str:
+    return '"%s" %s' % (key, ", ".join("%s:%s" % (s.name, s.value)
+                                       for s in wanted))
 
 
 def cmd_unset(host: Host, path: str, key: str, names: List[str],
-              flavour: str, write: bool, out: TextIO) -> int:
+              flavour: str, write: bool, out: TextIO, *,
+              err: Optional[TextIO] = None,
+              commit: Optional[Commit] = None) -> int:
+    """Remove tunables (no names: every pair) of KEY; exit 1 when there
+    is nothing to remove."""
+    err = sys.stderr if err is None else err
     old = host.read_bytes(path).decode("latin-1")
     try:
         new = unset_tunables(old, key, names or None, flavour)
+    except NothingToUnset as e:
+        hint = ""
+        if len(key) != KEY_LEN:
+            hint = "; sd-config-list keys are %d characters, vendor (8) + " \
+                "product (16) blank padded, and this one is %d: give --vid " \
+                "and --pid, which pad them" % (KEY_LEN, len(key))
+        raise SdtuneError("unset tunables in", path, "nothing to unset: %s "
+                          "in this file%s" % (e, hint), EXIT_PROBLEMS) from e
     except EditError as e:
         raise RefusedError("unset tunables in", path, str(e)) from e
-    return _edit(host, path, new, old, write, out)
+    # Removing a pair narrows what matches; still, say what this key is.
+    _inexact_key("unset tunables in", path, parse(old), key, False, True,
+                 err)
+    summary = '"%s" %s' % (key, "unset " + ", ".join(
+        n.lower() for n in names) if names else "removed")
+    return _edit(host, path, new, old, write, out, [summary], commit)
 
 
 def _pairs_by_key(clist: ConfigList) -> Dict[str, List[str]]:

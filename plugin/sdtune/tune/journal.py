@@ -15,16 +15,23 @@ All reads and writes go through the host.  Pure otherwise.
 
 import hashlib
 import json
+import math
 import re
-from dataclasses import asdict, dataclass, field
-from typing import Dict, List, Optional
+from dataclasses import asdict, dataclass, field, fields
+from typing import Dict, List, Optional, Tuple
 
 from ..errors import SdtuneError
 from ..host import Host
 
 SUBDIR = "journal"
 OPEN_STATES = ("prepared", "written")
+STATES = OPEN_STATES + ("done", "failed", "undone", "recovered",
+                        "accepted")
+_SHA = re.compile(r"^[0-9a-f]{64}$")
 _ENTRY = re.compile(r"^([0-9]{6})\.json$")
+# An entry holds a diff and the verify results of every disk: a few MiB
+# at most even for 240 disks.
+_ENTRY_LIMIT = 16 << 20
 
 
 def sha256(data: bytes) -> str:
@@ -53,6 +60,65 @@ class Entry:
     def to_json(self) -> dict:
         return asdict(self)
 
+    @classmethod
+    def from_json(cls, doc: object) -> "Entry":
+        """An entry from its JSON, every field checked: a wrong type is
+        ValueError naming the field (history prints it, recovery and
+        rollback must not act on it)."""
+        if not isinstance(doc, dict):
+            raise ValueError("not a JSON object")
+        known = {f.name for f in fields(cls)}
+        extra = sorted(set(doc) - known)
+        if extra:
+            raise ValueError("unknown field '%s'" % extra[0])
+        for name, types in _FIELD_TYPES.items():
+            if name not in doc:
+                if name in _REQUIRED:
+                    raise ValueError("field '%s' is missing" % name)
+                continue
+            value = doc[name]
+            if not isinstance(value, types) or isinstance(value, bool):
+                raise ValueError("field '%s' has the wrong type" % name)
+        if not math.isfinite(doc["time"]) or not \
+                0 <= doc["time"] < 1e11:
+            raise ValueError("field 'time' is not a time")
+        if doc["state"] not in STATES:
+            raise ValueError("field 'state' is not one of %s"
+                             % ", ".join(STATES))
+        for name in ("old_sha256", "new_sha256"):
+            if not _SHA.match(doc[name]):
+                raise ValueError("field '%s' is not a sha256" % name)
+        if not _ID.match(doc["id"]):
+            raise ValueError("field 'id' is not six digits")
+        for name in ("summary", "notes"):
+            if not all(isinstance(x, str) for x in doc.get(name, [])):
+                raise ValueError("field '%s' must list strings" % name)
+        if not all(isinstance(x, dict) for x in doc.get("verify", [])):
+            raise ValueError("field 'verify' must list objects")
+        return cls(**doc)
+
+
+_REQUIRED = ("id", "time", "user", "action", "state", "sd_conf",
+             "old_sha256", "new_sha256")
+_FIELD_TYPES: Dict[str, Tuple[type, ...]] = {
+    "id": (str,), "time": (int, float), "user": (str,), "action": (str,),
+    "state": (str,), "sd_conf": (str,), "old_sha256": (str,),
+    "new_sha256": (str,), "diff": (str,), "summary": (list,),
+    "rollback_of": (str, type(None)), "update_drv": (dict,),
+    "verify": (list,), "result": (str,), "notes": (list,),
+}
+_ID = re.compile(r"^[0-9]{6}$")
+
+
+@dataclass
+class BadEntry:
+    """A journal file that cannot be read as an entry: reported, never
+    acted on."""
+
+    id: str
+    path: str
+    reason: str
+
 
 class Journal:
     """The journal directory of one system root."""
@@ -78,23 +144,55 @@ class Journal:
     def load(self, entry_id: str) -> Entry:
         path = self._path(entry_id, "json")
         try:
-            doc = json.loads(self.host.read_bytes(path))
-            return Entry(**doc)
-        except (ValueError, TypeError) as e:
+            raw = self.host.read_bytes(path, limit=_ENTRY_LIMIT)
+        except SdtuneError as e:
+            raise SdtuneError("read journal entry", path, e.reason) from e
+        try:
+            doc = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as e:
+            raise SdtuneError("read journal entry", path, "not JSON") from e
+        try:
+            entry = Entry.from_json(doc)
+        except ValueError as e:
             raise SdtuneError("read journal entry", path, str(e)) from e
+        if entry.id != entry_id:
+            raise SdtuneError("read journal entry", path, "its id is %s"
+                              % entry.id)
+        return entry
+
+    def scan(self) -> Tuple[List[Entry], List[BadEntry]]:
+        """Every entry, and the files that are not readable entries."""
+        good, bad = [], []
+        for i in self.ids():
+            try:
+                good.append(self.load(i))
+            except SdtuneError as e:
+                bad.append(BadEntry(i, e.obj, e.reason))
+        return good, bad
 
     def entries(self) -> List[Entry]:
-        return [self.load(i) for i in self.ids()]
+        """The readable entries; unreadable ones are left out (scan()
+        says which)."""
+        return self.scan()[0]
 
+    # Readable by everyone, like sd.conf itself: history, verify, audit
+    # and plan are for ordinary users too.
     def save(self, entry: Entry) -> None:
-        self.host.mkdirs(self.dir, 0o700)
+        self.host.mkdirs(self.dir, 0o755)
         self.host.write_atomic(self._path(entry.id, "json"),
                                (json.dumps(entry.to_json(), indent=2) + "\n")
-                               .encode("utf-8"), mode=0o600)
+                               .encode("utf-8"), mode=0o644)
 
     def save_copy(self, entry_id: str, which: str, data: bytes) -> None:
-        self.host.mkdirs(self.dir, 0o700)
-        self.host.write_atomic(self._path(entry_id, which), data, mode=0o600)
+        self.host.mkdirs(self.dir, 0o755)
+        self.host.write_atomic(self._path(entry_id, which), data, mode=0o644)
+
+    def discard(self, entry_id: str) -> None:
+        """Remove what a transaction that never started left behind."""
+        for which in ("json", "old", "new"):
+            path = self._path(entry_id, which)
+            if self.host.exists(path):
+                self.host.remove(path)
 
     def copy(self, entry_id: str, which: str) -> bytes:
         return self.host.read_bytes(self._path(entry_id, which))

@@ -21,11 +21,12 @@ sd.conf).
 """
 
 import json
+import math
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
-from ..errors import SdtuneError
+from ..errors import RefusedError, SdtuneError
 from ..host import Host
 from ..inventory.disks import Disk, Inventory
 from ..knowndrives import KnownDrive, lookup
@@ -37,6 +38,8 @@ from ..sdconf.tunables import canonical_value
 from .journal import sha256
 
 PLAN_VERSION = 1
+# sd.conf twice (old text in the diff, new text) and the reasons.
+PLAN_LIMIT = 32 << 20
 
 
 @dataclass
@@ -76,16 +79,43 @@ class Plan:
                 "diff": self.diff, "new_text": self.new_text}
 
     @classmethod
-    def from_json(cls, doc: dict, path: str) -> "Plan":
+    def from_json(cls, doc: object, path: str) -> "Plan":
+        """A plan file's claims, each field checked.  Nothing in it is
+        trusted: apply recomputes and screens what it would change."""
+        def bad(what: str) -> SdtuneError:
+            return SdtuneError("read plan", path, "not an sdtune plan: %s"
+                               % what)
+        if not isinstance(doc, dict):
+            raise bad("not a JSON object")
+        if doc.get("version") != PLAN_VERSION:
+            raise bad("version is not %d" % PLAN_VERSION)
+        for name in ("sd_conf", "flavour", "base_sha256", "new_text"):
+            if not isinstance(doc.get(name), str):
+                raise bad("field '%s' is missing or not a string" % name)
         try:
-            if doc["version"] != PLAN_VERSION:
-                raise ValueError("version %r" % doc["version"])
-            plan = cls(doc["sd_conf"], doc["flavour"], doc["base_sha256"],
-                       doc["new_text"], doc["diff"], doc["changes"],
-                       doc["held"], doc["warnings"], doc["created"])
-        except (KeyError, TypeError, ValueError) as e:
-            raise SdtuneError("read plan", path, "not an sdtune plan: %s"
-                              % e) from e
+            doc["new_text"].encode("latin-1")
+        except UnicodeEncodeError:
+            raise bad("field 'new_text' holds characters sd.conf cannot "
+                      "(not latin-1)") from None
+        changes = doc.get("changes")
+        if not isinstance(changes, list):
+            raise bad("field 'changes' is missing or not a list")
+        for i, c in enumerate(changes):
+            if not isinstance(c, dict) or not isinstance(c.get("key"), str) \
+                    or len(c["key"]) != 24 or \
+                    not isinstance(c.get("set"), dict) or not c["set"] or \
+                    not all(isinstance(k, str) and isinstance(v, str)
+                            for k, v in c["set"].items()):
+                raise bad("changes[%d] is not a 24-character key with "
+                          "tunables to set" % i)
+        created = doc.get("created", 0.0)
+        if not isinstance(created, (int, float)) or \
+                isinstance(created, bool) or not math.isfinite(created):
+            created = 0.0
+        plan = cls(doc["sd_conf"], doc["flavour"], doc["base_sha256"],
+                   doc["new_text"], "", changes=[
+                       {"key": c["key"], "set": dict(c["set"])}
+                       for c in changes], created=float(created))
         if plan.new_sha256 != doc.get("new_sha256"):
             raise SdtuneError("read plan", path, "the plan's new sd.conf "
                               "does not match its checksum (edited?)")
@@ -178,6 +208,7 @@ def make_plan(text: str, sd_conf: str, flavour: str, inv: Inventory,
         if d.pool and d.vdev_ashift is not None:
             pools_ashift.setdefault(d.pool, []).append(d.vdev_ashift)
     risky = _ashift9_models(inv, pools_ashift)
+    unknown = Unknowns(inv.pools_unknown(), _ids_unknown(inv))
     keys = sorted(set(latest) | set(present))
     new_text = text
     for key in keys:
@@ -188,25 +219,63 @@ def make_plan(text: str, sd_conf: str, flavour: str, inv: Inventory,
         props = _proposals(key, latest.get(key), rows)
         if not props:
             continue
-        settings, why = _screen(key, props, disks, inv, risky,
+        settings, why = _screen(key, props, inv, risky, unknown,
                                 parse(new_text), flavour, options, plan)
         if not settings:
             continue
-        try:
-            new_text = set_tunables(new_text, key, settings, flavour)
-        except EditError as e:
-            plan.held.append({"key": key, "tunable": "*", "value": "",
-                              "reason": "edit refused: %s" % e})
+        new_text, settings = _merge(new_text, key, settings, flavour, plan)
+        if not settings:
             continue
+        names = {s.name for s in settings}
         plan.changes.append({"key": key, "disks": [d.name for d in disks],
                              "set": {s.name: s.value for s in settings},
-                             "why": why})
+                             "why": [w for w in why
+                                     if w["tunable"] in names]})
     plan.new_text = new_text
     plan.diff = unified_diff(text, new_text, sd_conf, sd_conf + " (planned)")
     return plan
 
 
-def _screen(key, props, disks, inv, risky, conf, flavour, options,
+def _merge(text: str, key: str, settings: List[Setting], flavour: str,
+           plan: Plan) -> Tuple[str, List[Setting]]:
+    """The text with the settings merged into KEY's pair, and the ones
+    that went in.  When the edit refuses the whole set (say a throttle
+    below the pair's other throttle), each setting is tried alone, so
+    one bad value holds back only itself."""
+    try:
+        return set_tunables(text, key, settings, flavour), settings
+    except EditError:
+        pass
+    kept = []
+    for s in settings:
+        try:
+            text = set_tunables(text, key, kept + [s], flavour)
+        except EditError as e:
+            plan.held.append({"key": key, "tunable": s.name,
+                              "value": s.value,
+                              "reason": "edit refused: %s" % e})
+            continue
+        kept.append(s)
+    return text, kept
+
+
+@dataclass
+class Unknowns:
+    """What the inventory could not read, each with why: unknown is
+    unsafe, so the proposals that depend on it are held back."""
+
+    pools: Optional[str] = None      # pool membership / vdev ashift
+    ids: Optional[str] = None        # which disks a key matches
+
+
+def _ids_unknown(inv: Inventory) -> Optional[str]:
+    for name in ("mdb ::sd_state", "mdb inquiry"):
+        if name in inv.failed:
+            return "%s failed: %s" % (name, inv.failed[name])
+    return None
+
+
+def _screen(key, props, inv, risky, unknown, conf, flavour, options,
             plan) -> tuple:
     """The proposals that may go in, and the reasons for each."""
     settings: List[Setting] = []
@@ -231,6 +300,10 @@ def _screen(key, props, disks, inv, risky, conf, flavour, options,
             hold(p, "key %r also matches %s (another model)" % (
                 key, ", ".join(others[:3])))
             continue
+        if unknown.ids:
+            hold(p, "cannot tell which disks this key matches: %s"
+                 % unknown.ids)
+            continue
         if written.get(p.tunable) not in (None, value):
             hold(p, "sd.conf already sets %s:%s for this key; the "
                  "operator's value is kept" % (p.tunable,
@@ -241,6 +314,14 @@ def _screen(key, props, disks, inv, risky, conf, flavour, options,
                                                    p.source, value))
             continue
         if written.get(p.tunable) == value:
+            continue
+        if p.tunable == "physical-block-size" and int(value) > 512 and \
+                unknown.pools and not options.allow_ashift_mismatch:
+            hold(p, "pool membership and vdev ashift are unknown (%s): "
+                 "a disk of this model may be in an ashift=9 vdev, where "
+                 "physical-block-size %s makes zpool replace/attach fail; "
+                 "--allow-ashift-mismatch to override" % (unknown.pools,
+                                                          value))
             continue
         if p.tunable == "physical-block-size" and int(value) > 512 and \
                 key in risky and not options.allow_ashift_mismatch:
@@ -259,6 +340,53 @@ def _screen(key, props, disks, inv, risky, conf, flavour, options,
                     "source": p.source, "confidence": p.confidence,
                     "evidence": p.evidence})
     return settings, why
+
+
+def recheck_saved(saved: Plan, fresh: Plan, text: str, path: str) -> Plan:
+    """The change a saved plan really makes, screened again.
+
+    A plan file is a claim: it could be stale, or edited by whoever can
+    write it.  ``fresh`` is the plan made now from the same sd.conf
+    (``text``), the current inventory, records and table, with the
+    options of this apply.  Every tunable the saved plan claims to set
+    must be one the fresh plan would set to the same value (so the same
+    screening held nothing of it back), and applying exactly those claims
+    to the current sd.conf must give the saved text byte for byte: a
+    text that does anything else is refused.  The result, with its diff
+    computed from the real bytes, is what apply shows and journals.
+    """
+    proposed = {c["key"]: c for c in fresh.changes}
+    held = {(h["key"], h["tunable"]): h["reason"] for h in fresh.held}
+    checked = Plan(saved.sd_conf, fresh.flavour, fresh.base_sha256, text, "",
+                   created=saved.created)
+    new_text = text
+    for claim in saved.changes:
+        key = claim["key"]
+        now = proposed.get(key, {"set": {}, "why": [], "disks": []})
+        for tunable, value in claim["set"].items():
+            if now["set"].get(tunable) == value:
+                continue
+            reason = held.get((key, tunable)) or held.get((key, "*")) or \
+                "not proposed now (sd.conf already has it, or no record " \
+                "or table entry supports it)"
+            raise RefusedError("apply", path, '"%s" %s:%s: %s'
+                               % (key, tunable, value, reason))
+        try:
+            new_text = set_tunables(new_text, key, [
+                Setting(t, v) for t, v in claim["set"].items()], fresh.flavour)
+        except EditError as e:
+            raise RefusedError("apply", path, '"%s": %s' % (key, e)) from e
+        checked.changes.append({
+            "key": key, "disks": now["disks"], "set": dict(claim["set"]),
+            "why": [w for w in now["why"] if w["tunable"] in claim["set"]]})
+    if new_text != saved.new_text:
+        raise RefusedError("apply", path, "the plan's new sd.conf does "
+                           "something its recorded changes do not say; "
+                           "make a new plan")
+    checked.new_text = new_text
+    checked.diff = unified_diff(text, new_text, saved.sd_conf,
+                                saved.sd_conf + " (planned)")
+    return checked
 
 
 def render_plan(plan: Plan) -> str:
@@ -288,9 +416,11 @@ def render_plan(plan: Plan) -> str:
 
 def load_plan(host: Host, path: str) -> Plan:
     try:
-        doc = json.loads(host.read_bytes(path))
-    except ValueError as e:
-        raise SdtuneError("read plan", path, "not JSON: %s" % e) from e
+        doc = json.loads(host.read_bytes(path, limit=PLAN_LIMIT)
+                         .decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise SdtuneError("read plan", path, "not an sdtune plan: not "
+                          "JSON") from e
     return Plan.from_json(doc, path)
 
 

@@ -21,15 +21,34 @@ it happened and only update_drv/verify are missing ("recovered").
 """
 
 import contextlib
-from typing import Callable, Iterator, List, Optional
+from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 from ..errors import RefusedError, SdtuneError
 from ..host import Host
 from ..sdconf.lint import lint
-from ..sdconf.parser import parse_bytes
+from ..sdconf.parser import Diagnostic, parse_bytes
 from .journal import OPEN_STATES, Entry, Journal, sha256
 
 VerifyFn = Callable[[], List[dict]]
+
+
+def new_errors(old: bytes, new: bytes, flavour: str) -> List[Diagnostic]:
+    """Lint errors of the new text that the old one does not have: a
+    change must not add what the kernel would ignore, but an operator's
+    existing mistake must not block every other change."""
+    seen: Dict[Tuple[str, str], int] = {}
+    for d in lint(parse_bytes(old), flavour):
+        if d.severity == "error":
+            seen[(d.code, d.message)] = seen.get((d.code, d.message), 0) + 1
+    out = []
+    for d in lint(parse_bytes(new), flavour):
+        if d.severity != "error":
+            continue
+        if seen.get((d.code, d.message), 0) > 0:
+            seen[(d.code, d.message)] -= 1
+        else:
+            out.append(d)
+    return out
 
 
 class Transaction:
@@ -47,20 +66,15 @@ class Transaction:
         self.notes: List[str] = []
 
     @contextlib.contextmanager
-    def lock(self, verb: str = "change") -> Iterator[None]:
-        """The state directory's lock; held by another sdtune is a
-        refusal (exit 3), not a failure."""
+    def lock(self) -> Iterator[None]:
+        """The state directory's lock.  Held by another sdtune is a
+        refusal (LockedError, exit 3); a state directory that cannot be
+        created or a lock file that cannot be written is a failure (exit
+        4) naming that path, not sd.conf."""
         directory = self.host.sys_path(self.state_dir)
         self.host.mkdirs(directory, 0o755)
-        held = self.host.lock(directory + "/lock")
-        try:
-            held.__enter__()
-        except SdtuneError as e:
-            raise RefusedError(verb, self.path, e.reason) from e
-        try:
+        with self.host.lock(directory + "/lock"):
             yield
-        finally:
-            held.__exit__(None, None, None)
 
     def current(self) -> bytes:
         return self.host.read_bytes(self.path)
@@ -92,10 +106,29 @@ class Transaction:
                 raise RefusedError("recover", self.path, "transaction %s "
                                    "was interrupted and sd.conf matches "
                                    "neither its old nor its new contents "
-                                   "(sha256 %s): inspect it by hand; the "
-                                   "saved copies are in %s"
+                                   "(sha256 %s): inspect it (saved copies "
+                                   "in %s), then keep it with 'sdtune "
+                                   "recover --accept-current'"
                                    % (entry.id, cur[:16], self.journal.dir))
         self.notes += said
+        return said
+
+    def accept_current(self) -> List[str]:
+        """Close every open transaction, keeping sd.conf as it is now;
+        for when it matches neither side.  Call with the lock held."""
+        said = []
+        cur = sha256(self.current())
+        for entry in self.journal.entries():
+            if entry.state not in OPEN_STATES:
+                continue
+            entry.state = "accepted"
+            entry.result = "interrupted; sd.conf (sha256 %s) accepted as " \
+                "it was by %s with 'sdtune recover --accept-current'" % (
+                    cur[:16], self.host.user())
+            entry.notes.append("accepted sd.conf sha256 %s" % cur)
+            self.journal.save(entry)
+            said.append("transaction %s (%s): the current sd.conf is "
+                        "accepted" % (entry.id, entry.action))
         return said
 
     # -------------------------------------------------------------- change
@@ -106,9 +139,9 @@ class Transaction:
         """Replace sd.conf by `new` if it still has checksum `base_sha`."""
         # Checked first: a non-root run must not even create the lock.
         if not self.host.is_root():
-            raise SdtuneError(action, self.path, "must be root: "
-                              "update_drv and sd.conf need it")
-        with self.lock(action):
+            raise RefusedError(action, self.path, "must be root: "
+                               "update_drv and sd.conf need it")
+        with self.lock():
             self.recover(verify)
             old = self.current()
             if sha256(old) != base_sha:
@@ -116,8 +149,7 @@ class Transaction:
                                    "sd.conf changed since this change was "
                                    "prepared (sha256 %s, expected %s)"
                                    % (sha256(old)[:16], base_sha[:16]))
-            errors = [d for d in lint(parse_bytes(new), self.flavour)
-                      if d.severity == "error"]
+            errors = new_errors(old, new, self.flavour)
             if errors:
                 raise RefusedError(action, self.path, "the new sd.conf has "
                                    "%d error(s) the kernel would ignore, "
@@ -126,25 +158,68 @@ class Transaction:
             if not self.host.can_run("update_drv"):
                 raise SdtuneError(action, self.path, "update_drv cannot be "
                                   "run: check [commands] update_drv")
+            # Before anything is journalled: a symlink, a directory or a
+            # read-only place is a refusal with nothing to undo.
+            self.host.check_replaceable(self.path)
             entry = Entry(id=self.journal.next_id(), time=self.host.now(),
                           user=self.host.user(), action=action,
                           state="prepared", sd_conf=self.sd_conf,
                           old_sha256=base_sha, new_sha256=sha256(new),
                           diff=diff, summary=summary,
                           rollback_of=rollback_of)
-            self.journal.save_copy(entry.id, "old", old)
-            self.journal.save_copy(entry.id, "new", new)
-            self.journal.save(entry)
+            self._prepare(entry, old, new)
             try:
                 self.host.write_atomic(self.path, new)
             except SdtuneError as e:
                 self._write_failed(entry, e)
                 raise
             entry.state = "written"
-            self.journal.save(entry)
+            try:
+                self.journal.save(entry)
+            except SdtuneError as e:
+                self._journal_failed(entry, e)
             self._finish(entry, verify, recovered=False)
-            self.journal.prune(self.generations)
+            try:
+                self.journal.prune(self.generations)
+            except SdtuneError:
+                pass    # housekeeping: the next transaction prunes again
             return entry
+
+    def _prepare(self, entry: Entry, old: bytes, new: bytes) -> None:
+        """Save both copies and the "prepared" entry; if the state
+        directory is full, leave nothing of it behind."""
+        try:
+            self.journal.save_copy(entry.id, "old", old)
+            self.journal.save_copy(entry.id, "new", new)
+            self.journal.save(entry)
+        except SdtuneError as e:
+            try:
+                self.journal.discard(entry.id)
+            except SdtuneError:
+                pass
+            raise SdtuneError(entry.action, self.path, "cannot journal the "
+                              "change (%s); sd.conf was not changed" % e
+                              ) from e
+
+    def _journal_failed(self, entry: Entry, error: SdtuneError) -> None:
+        """sd.conf is new but its entry still says "prepared" (the state
+        directory filled up): put the old file back, which matches the
+        entry, rather than run update_drv on a change the journal does
+        not know was made."""
+        try:
+            self.host.write_atomic(self.path, self.journal.copy(entry.id,
+                                                                "old"))
+        except SdtuneError as e:
+            raise SdtuneError(entry.action, self.path, "sd.conf WAS "
+                              "changed but its journal entry %s could not "
+                              "be updated (%s) nor the old file put back "
+                              "(%s); the next sdtune command completes the "
+                              "change" % (entry.id, error.reason, e.reason)
+                              ) from e
+        raise SdtuneError(entry.action, self.path, "cannot update journal "
+                          "entry %s (%s); sd.conf was restored to its old "
+                          "contents, nothing changed" % (entry.id,
+                                                         error.reason))
 
     def _write_failed(self, entry: Entry, error: SdtuneError) -> None:
         """The write raised: before the rename the file is still old; a
@@ -181,7 +256,16 @@ class Transaction:
             entry.verify = verify()
         entry.state = "recovered" if recovered else "done"
         entry.result = "applied to sd.conf and loaded by update_drv"
-        self.journal.save(entry)
+        try:
+            self.journal.save(entry)
+        except SdtuneError as e:
+            # Changed and loaded; only the journal lags.  The entry on
+            # disk is "written" (or "done" but not yet durable): the next
+            # run finishes it again, which is harmless.
+            raise SdtuneError(entry.action, self.path, "sd.conf WAS changed"
+                              " and loaded by update_drv, but journal entry "
+                              "%s could not be closed (%s); the next sdtune "
+                              "command completes it" % (entry.id, e)) from e
 
     def _undo(self, entry: Entry, why: str) -> None:
         old = self.journal.copy(entry.id, "old")

@@ -14,23 +14,34 @@ uses.  States:
                   disk reporting rotation rate 1 (facts §6.3), a physical
                   block size dropped by a failed READ CAPACITY(16) or, on
                   upstream kernels, lower than the drive reports (§6.1)
+  unknown         the kernel's values or the disk's vendor and product
+                  could not be read; the details say which source failed
 
-Exit status 1 when any disk is "ignored by sd".  Runs the inventory's
+Exit status 1 when any disk is "ignored by sd"; 4 (and a stderr line
+naming the disks) when any disk is "unknown", or when the kernel's values
+or the disk names could not be read at all: unknown is unsafe, so verify
+never reports success for what it could not see.  Runs the inventory's
 commands through the host.
 """
 
+import sys
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, TextIO
+from typing import Dict, List, Mapping, Optional, TextIO
 
-from ..errors import EXIT_OK, EXIT_PROBLEMS
+from ..errors import EXIT_FAILED, EXIT_OK, EXIT_PROBLEMS
 from ..host import Host
-from ..inventory.disks import Disk, take_inventory
+from ..inventory.disks import Disk, Inventory, take_inventory
 from ..report import render_table, to_json
 from ..sdconf.match import Identity
 from ..sdconf.model import evaluate
 from ..sdconf.parser import ConfFile, parse_bytes
 
-STATES = ("applied", "pending reboot", "not matched", "ignored by sd")
+STATES = ("applied", "pending reboot", "not matched", "ignored by sd",
+          "unknown")
+
+# Inventory sources (Inventory.failed) without which no disk can be
+# verified: the kernel's values, and which disks there are.
+NEEDED = ("mdb ::sd_state", "device links")
 
 # sd.conf tunable -> the sd_lun member mdb shows it in (facts §3.4);
 # throttles are checked on un_saved_throttle, not un_throttle (§3.5).
@@ -55,10 +66,30 @@ class DiskState:
                 "details": "; ".join(self.details)}
 
 
-def verify_disk(conf: ConfFile, disk: Disk, flavour: str) -> DiskState:
-    if disk.vid is None or disk.pid is None or not disk.kernel_values:
-        return DiskState(disk.name, disk.key, "pending reboot",
-                         ["the kernel's values could not be read"])
+def _unread(disk: Disk, failed: Mapping[str, str]) -> List[str]:
+    """Why the disk's kernel values or identity are missing, naming the
+    failed inventory source; empty when both were read."""
+    why = []
+    if not disk.kernel_values:
+        why.append("mdb ::sd_state failed: %s" % failed["mdb ::sd_state"]
+                   if "mdb ::sd_state" in failed else
+                   "mdb ::sd_state showed no values for it")
+    if disk.vid is None or disk.pid is None:
+        sources = ["%s failed: %s" % (name, failed[name])
+                   for name in ("mdb inquiry", "iostat -En")
+                   if name in failed]
+        why.append("vendor and product unknown: %s"
+                   % ("; ".join(sources) or "no INQUIRY data for it"))
+    return why
+
+
+def verify_disk(conf: ConfFile, disk: Disk, flavour: str,
+                failed: Optional[Mapping[str, str]] = None) -> DiskState:
+    """The disk's state; `failed` is Inventory.failed, to say why a disk
+    whose values are missing is "unknown"."""
+    why = _unread(disk, failed or {})
+    if why:
+        return DiskState(disk.name, disk.key, "unknown", why)
     ident = Identity(disk.vid, disk.pid, (disk.firmware or "").ljust(4))
     ev = evaluate(conf, ident, flavour)
     ignored, pending = [], []
@@ -123,10 +154,27 @@ def _kernel_override(tunable: str, expected: int, actual: int, disk: Disk,
 
 
 def verify_all(host: Host, sd_conf: str, flavour: str,
-               disks: Optional[List[Disk]] = None) -> List[DiskState]:
+               inv: Optional[Inventory] = None) -> List[DiskState]:
     conf = parse_bytes(host.read_bytes(host.sys_path(sd_conf)))
-    disks = disks if disks is not None else take_inventory(host).disks
-    return [verify_disk(conf, d, flavour) for d in disks]
+    inv = inv if inv is not None else take_inventory(host)
+    return [verify_disk(conf, d, flavour, inv.failed) for d in inv.disks]
+
+
+def unverified(inv: Inventory, states: List[DiskState]) -> List[str]:
+    """One line per reason some or all disks could not be verified, naming
+    the disks; empty when every disk was read."""
+    by_reason: Dict[str, List[str]] = {}
+    for s in states:
+        if s.state == "unknown":
+            by_reason.setdefault("; ".join(s.details), []).append(s.name)
+    lines = ["cannot verify %s: %s" % (", ".join(names), reason)
+             for reason, names in by_reason.items()]
+    said = " ".join(by_reason)
+    for name in NEEDED:
+        if name in inv.failed and inv.failed[name] not in said:
+            lines.append("cannot verify: %s failed: %s"
+                         % (name, inv.failed[name]))
+    return lines
 
 
 COLUMNS = [("NAME", lambda s, p: s.name),
@@ -137,11 +185,19 @@ COLUMNS = [("NAME", lambda s, p: s.name),
 
 
 def cmd_verify(host: Host, sd_conf: str, flavour: str, out: TextIO,
-               as_json: bool = False, scripted: bool = False) -> int:
-    states = verify_all(host, sd_conf, flavour)
+               as_json: bool = False, scripted: bool = False,
+               err: Optional[TextIO] = None) -> int:
+    err = err if err is not None else sys.stderr
+    inv = take_inventory(host)
+    states = verify_all(host, sd_conf, flavour, inv)
+    problems = unverified(inv, states)
     if as_json:
         out.write(to_json({"disks": [s.to_json() for s in states]}))
     else:
         out.write(render_table(COLUMNS, states, scripted))
+    for line in problems:
+        err.write("sdtune: %s\n" % line)
+    if problems:
+        return EXIT_FAILED
     return EXIT_PROBLEMS if any(s.state == "ignored by sd" for s in states) \
         else EXIT_OK

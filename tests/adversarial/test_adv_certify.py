@@ -1,0 +1,292 @@
+"""Adversarial regressions of `sdtune certify` and `sdtune results`:
+T8 (results of a file target's record), D6 (certify destroyed the
+target before finding that its record could not be stored), U4 (the
+in-use check looked at another path than the one written), W4 (absurd
+--logical-block values) and F9 (a target named twice).
+
+certify runs against a fake sdio (FAKE_SDIO) that logs every call, and
+writes into the target like the real engine, so a test sees both whether
+any I/O reached a target and whether its bytes changed, in a fraction of
+a second and without the compiled engine.
+"""
+
+import hashlib
+import json
+import os
+import re
+import sys
+
+import pytest
+
+from tests.adversarial import support
+
+FREE_DISK = "c0t58CE38EE2001A3B5d0"     # TOSHIBA PX04SMB040, not in use
+
+FAKE_SDIO = r'''#!%(python)s
+"""sdio for the tests: logs its arguments; "scsi" queries get no answer
+(a file is no SCSI device); every I/O run writes its block size at its
+offset into the target, as a measurement would, and reports steady
+intervals."""
+import json
+import sys
+
+args = sys.argv[1:]
+with open(%(log)r, "a") as log:
+    log.write(json.dumps(args) + "\n")
+if args[:1] == ["scsi"]:
+    sys.stderr.write("sdio: %%s: not a SCSI device\n" %% args[-1])
+    sys.exit(4)
+opt = {a: b for a, b in zip(args, args[1:]) if a.startswith("--")}
+bs, offset = int(opt["--bs"]), int(opt["--offset"])
+with open(args[-1], "r+b") as target:
+    target.seek(offset)
+    target.write(b"\xa5" * bs)
+lat = 40000.0 + 10.0 * bs
+iv = {"ios": 100, "iops": 1e9 / lat, "lat_ns": {"mean": lat}}
+print(json.dumps({
+    "version": 1,
+    "options": {"bs": bs, "qd": int(opt["--qd"]), "offset": offset,
+                "flush": opt["--flush"], "pattern": opt["--pattern"]},
+    "summary": {"ios": 600, "elapsed_ns": 600000000, "iops": 1e9 / lat,
+                "lat_ns": {"mean": lat, "p99": int(lat)}},
+    "intervals": [dict(iv, index=i) for i in range(6)],
+    "errors": [], "stopped": "time"}))
+'''
+
+
+class Lab:
+    """A simulated appliance whose sdtune.conf uses FAKE_SDIO and short
+    certification steps, a scratch file target and the sdio log."""
+
+    def __init__(self, tmp_path):
+        self.app = support.build(tmp_path)
+        self.log = str(tmp_path / "sdio.log")
+        sdio = support.script(str(tmp_path / "sdio"), "")
+        with open(sdio, "w") as f:
+            f.write(FAKE_SDIO % {"python": sys.executable, "log": self.log})
+        self.config = support.config_with(self.app, str(tmp_path / "c.conf"),
+                                          sdio=sdio)
+        with open(self.config, "a") as f:
+            f.write("\n[certify]\ninterval_s = 0.01\nstep_max_s = 0.1\n"
+                    "min_intervals = 2\nphases = sector,cache\n")
+        self.target = str(tmp_path / "scratch.img")
+        with open(self.target, "wb") as f:
+            f.write(bytes(range(256)) * 256)          # 64 KiB, not zeros
+        self.state = os.path.join(self.app.root, "var", "sdtune")
+
+    def sdtune(self, *args):
+        return support.run(self.app, *args, config=self.config)
+
+    def certify(self, *targets, extra=()):
+        return self.sdtune("certify", *targets, "--confirm", *targets,
+                           *extra)
+
+    def sdio_calls(self):
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log) as f:
+            return [json.loads(line) for line in f]
+
+    def io_runs(self):
+        return [c for c in self.sdio_calls() if c[:1] != ["scsi"]]
+
+    def md5(self, path=None):
+        with open(path or self.target, "rb") as f:
+            return hashlib.md5(f.read()).hexdigest()
+
+    def record_path(self, target):
+        """Where certify stores the record of a file target (the file
+        name rule of certify/records.py)."""
+        safe = re.sub(r"[^A-Za-z0-9.-]+", "_", target.strip())
+        return os.path.join(self.state, "certify", "path--%s.json" % safe)
+
+
+@pytest.fixture
+def lab(tmp_path):
+    return Lab(tmp_path)
+
+
+def refused_before_any_io(lab, proc, codes=(2, 3)):
+    support.no_traceback(proc)
+    assert proc.returncode in codes, (proc.returncode, proc.stderr)
+    assert proc.stdout == ""
+    assert lab.sdio_calls() == []
+
+
+# ------------------------------------------------------------------ T8
+
+def test_T8_results_with_file_target_record(lab):
+    proc = lab.certify(lab.target)
+    assert proc.returncode == 0, proc.stderr
+    assert lab.io_runs(), "the certification measured nothing"
+    with open(lab.record_path(lab.target)) as f:
+        assert json.load(f)["key"] is None
+
+    proc = lab.sdtune("results")
+    support.no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""            # certify's own record is valid
+    header, row = proc.stdout.splitlines()
+    assert header.split()[0] == "KEY"
+    assert row.split()[0] == "-" and row.split()[-1] == lab.target
+
+    proc = lab.sdtune("results", "-H")
+    support.no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    fields = proc.stdout.rstrip("\n").split("\t")
+    assert fields[0] == "-" and fields[-1] == lab.target
+
+    proc = lab.sdtune("results", "-o", "json")
+    assert proc.returncode == 0, proc.stderr
+    (rec,) = json.loads(proc.stdout)["results"]
+    assert rec["key"] is None and rec["target"] == lab.target
+
+
+def test_T8_results_with_injected_keyless_record(tmp_path):
+    app = support.build(tmp_path)
+    support.inject_record(app, support.INTEL, {"physical-block-size": 4096})
+    support.inject_record(app, None, {}, serial=None, firmware=None,
+                          target="/lab/drive.img")
+    for args in (["results"], ["results", "-H"]):
+        proc = support.run(app, *args)
+        support.no_traceback(proc)
+        assert proc.returncode == 0, proc.stderr
+        assert "/lab/drive.img" in proc.stdout
+        assert support.INTEL in proc.stdout
+
+
+# ------------------------------------------------------------------ D6
+
+def test_D6_unstorable_record_refused_before_any_io(lab):
+    """<root>/var/sdtune is a file: the records directory cannot exist."""
+    os.makedirs(os.path.dirname(lab.state), exist_ok=True)
+    if os.path.isdir(lab.state):
+        os.rmdir(lab.state)
+    with open(lab.state, "w") as f:
+        f.write("not a directory\n")
+    before = lab.md5()
+    proc = lab.certify(lab.target)
+    refused_before_any_io(lab, proc, codes=(3, 4))
+    assert lab.state in proc.stderr, proc.stderr
+    assert "nothing was written" in proc.stderr
+    assert lab.md5() == before
+
+
+def test_D6_unstorable_state_dir_in_config_refused(lab, tmp_path):
+    """[paths] state_dir below a regular file (a copy of the config)."""
+    blocker = os.path.join(lab.app.root, "blocker")
+    with open(blocker, "w") as f:
+        f.write("")
+    with open(lab.config, "a") as f:
+        f.write("\n[paths]\nstate_dir = /blocker/sdtune\n")
+    before = lab.md5()
+    proc = lab.certify(lab.target)
+    refused_before_any_io(lab, proc, codes=(3, 4))
+    assert blocker in proc.stderr, proc.stderr
+    assert lab.md5() == before
+
+
+@pytest.mark.parametrize("json_output", [False, True])
+def test_D6_verdict_printed_when_storing_fails_after_measuring(
+        lab, json_output):
+    """The records directory is writable, but the record's own name is
+    taken by a directory: storing fails only after the measurement."""
+    os.makedirs(lab.record_path(lab.target))
+    proc = lab.certify(lab.target,
+                       extra=("-o", "json") if json_output else ())
+    support.no_traceback(proc)
+    assert proc.returncode == 4, proc.stderr
+    assert lab.io_runs()
+    assert lab.record_path(lab.target) in proc.stderr
+    assert "not stored" in proc.stderr
+    if json_output:
+        (res,) = json.loads(proc.stdout)["results"]
+        assert res["target"] == lab.target
+    else:
+        assert proc.stdout.startswith(lab.target + "\n")
+        assert "  native sector: " in proc.stdout
+
+
+# ------------------------------------------------------------------ U4
+
+def test_U4_dotdot_target_refused_before_any_io(lab):
+    proc = lab.certify("/dev/rdsk/../../etc/" + FREE_DISK)
+    refused_before_any_io(lab, proc)
+    assert "'..'" in proc.stderr
+    # "//" and "." are harmless: the normalized /dev/rdsk path is both
+    # the one checked and the one written.
+    node = os.path.realpath(os.path.join(lab.app.root, "dev", "rdsk",
+                                         FREE_DISK + "p0"))
+    with open(node, "wb") as f:
+        f.write(b"\0" * 65536)
+    proc = lab.certify("/dev//rdsk/./%sp0" % FREE_DISK)
+    assert proc.returncode == 0, proc.stderr
+    written = {c[-1] for c in lab.io_runs()}
+    assert written == {os.path.join(lab.app.root, "dev", "rdsk",
+                                    FREE_DISK + "p0")}
+    proc = lab.sdtune("results", "-o", "json")
+    assert proc.stderr == ""            # certify's own record is valid
+    (rec,) = json.loads(proc.stdout)["results"]
+    assert rec["key"] == "TOSHIBA PX04SMB040      "
+
+
+def test_U4_disk_name_outside_rdsk_is_not_that_disk(lab):
+    """/dev/x/<free disk> is not checked as the free disk."""
+    other = os.path.join(lab.app.root, "dev", "x")
+    os.makedirs(other)
+    with open(os.path.join(other, FREE_DISK), "wb") as f:
+        f.write(b"\0" * 65536)
+    proc = lab.certify("/dev/x/" + FREE_DISK)
+    refused_before_any_io(lab, proc)
+
+
+# ------------------------------------------------------------------ W4
+
+def test_W4_logical_block_out_of_range(lab):
+    """512 to 65536, powers of two; a good size still certifies."""
+    before = lab.md5()
+    for size in ("0", "-512", "256", "3000", "100000", "131072"):
+        proc = lab.certify(lab.target, extra=("--logical-block=" + size,))
+        refused_before_any_io(lab, proc, codes=(2,))
+        assert "'--logical-block %s'" % size in proc.stderr
+        assert lab.md5() == before
+    proc = lab.certify(lab.target, extra=("--logical-block", "4096"))
+    assert proc.returncode == 0, proc.stderr
+    assert min(int(c[c.index("--bs") + 1]) for c in lab.io_runs()) == 4096
+
+
+# ------------------------------------------------------------------ F9
+
+def test_F9_same_target_twice_certified_once(lab):
+    proc = lab.sdtune("certify", lab.target, lab.target, "--confirm",
+                      lab.target, "-o", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert len(json.loads(proc.stdout)["results"]) == 1
+    twice = lab.io_runs()
+    os.remove(lab.log)
+    assert lab.certify(lab.target).returncode == 0
+    assert twice == lab.io_runs()
+
+
+def test_F9_two_names_for_one_disk_refused(lab):
+    proc = lab.certify(FREE_DISK, "/dev/rdsk/%ss0" % FREE_DISK)
+    refused_before_any_io(lab, proc, codes=(2,))
+    assert "same disk" in proc.stderr
+
+
+def test_F9_two_names_for_one_file_refused(lab, tmp_path):
+    link = str(tmp_path / "link.img")
+    os.symlink(lab.target, link)
+    before = lab.md5()
+    proc = lab.certify(lab.target, link)
+    refused_before_any_io(lab, proc, codes=(2,))
+    assert "same file" in proc.stderr
+    assert lab.md5() == before
+
+
+# ---------------------------------------------------- pure functions
+
+def test_W4_logical_block_problem_range():
+    from sdtune.certify.plan import logical_block_problem
+    assert [n for n in (256, 511, 512, 1024, 3000, 4096, 65536, 131072)
+            if logical_block_problem(n) is None] == [512, 1024, 4096, 65536]

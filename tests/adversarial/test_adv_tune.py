@@ -1,0 +1,632 @@
+"""Adversarial regressions for plan, apply, the journal, history, rollback
+and recover (issue 10: U1, U2/D2, D1, D3, D5, D7, T7, T10, T12, F6, F7,
+F10, F11, W3, W6).  Every test failed on 8c0221c."""
+
+import copy
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.adversarial.support import (INTEL, INTEL_DISK, build, config_with,
+                                       failing, inject_record, journal_dir,
+                                       mode_of, no_traceback, run,
+                                       sd_conf_bytes)
+from tests.sim.appliance import Appliance
+from tests.sim.testing import INTEL as INTEL_SPEC, facts_host
+
+
+def ashift9_app(tmp_path) -> Appliance:
+    """Two INTEL SSDSC2BA400G3, one the only vdev of pool `fast` with
+    ashift 9 (the report's a9.json)."""
+    second = copy.deepcopy(INTEL_SPEC)
+    second.update(name="c0t55CD2E404C0D8D0Fd0", instance=4,
+                  phys_path="/scsi_vhci/disk@g55cd2e404c0d8d0f",
+                  serial="BTTV5095012Z400HGM")
+    second.pop("location", None)
+    pools = [{"name": "fast", "vdevs": [{"type": "disk", "ashift": 9,
+                                         "disks": [INTEL_SPEC["name"]]}]}]
+    scenario = facts_host([INTEL_SPEC, second], pools=pools)
+    app = Appliance.build(scenario, str(tmp_path / "a9"))
+    inject_record(app, INTEL, {"physical-block-size": 4096})
+    return app
+
+
+def saved_plan(app, tmp_path, name="plan.json", *flags):
+    path = str(tmp_path / name)
+    proc = run(app, "plan", "--save", path, *flags)
+    assert proc.returncode == 0, proc.stderr
+    return path
+
+
+def tamper(path, fn):
+    """Edit a saved plan and recompute its checksum, as an attacker who
+    can write the file would."""
+    doc = json.load(open(path))
+    fn(doc)
+    doc["new_sha256"] = hashlib.sha256(
+        doc["new_text"].encode("latin-1")).hexdigest()
+    with open(path, "w") as f:
+        json.dump(doc, f)
+
+
+# ---------------------------------------------------------------- U1
+
+def test_U1_baseline_holds_back_ashift9(tmp_path):
+    app = ashift9_app(tmp_path)
+    proc = run(app, "plan")
+    assert proc.returncode == 0, proc.stderr
+    assert "held back" in proc.stdout and "ashift=9" in proc.stdout
+
+
+@pytest.mark.parametrize("broken", ["zdb", "zpool"])
+def test_U1_failing_zfs_command_holds_back_sector_change(tmp_path, broken):
+    app = ashift9_app(tmp_path)
+    before = sd_conf_bytes(app)
+    cfg = config_with(app, str(tmp_path / "fail.conf"),
+                      **{broken: failing(tmp_path, broken)})
+    proc = run(app, "plan", config=cfg)
+    no_traceback(proc)
+    assert "physical-block-size:4096  from" not in proc.stdout
+    assert "held back" in proc.stdout and "unknown" in proc.stdout
+    assert "failed" in proc.stdout
+    proc = run(app, "apply", "--yes", config=cfg)
+    no_traceback(proc)
+    assert b"physical-block-size" not in sd_conf_bytes(app)
+    assert sd_conf_bytes(app) == before
+
+
+# ---------------------------------------------------------------- U2 / D2
+
+def test_U2_injected_cache_nonvolatile_is_refused(tmp_path):
+    app = build(tmp_path)
+    inject_record(app, INTEL, {"physical-block-size": 4096}, nv_sup=False)
+    path = saved_plan(app, tmp_path)
+    before = sd_conf_bytes(app)
+
+    def inject(doc):
+        doc["new_text"] = doc["new_text"].replace(
+            '"physical-block-size:4096"',
+            '"physical-block-size:4096, cache-nonvolatile:true"')
+        assert "cache-nonvolatile" in doc["new_text"]
+    tamper(path, inject)
+    proc = run(app, "apply", path, "--yes")
+    no_traceback(proc)
+    assert proc.returncode == 3, proc.stderr
+    assert "does something its recorded changes do not say" in proc.stderr
+    assert sd_conf_bytes(app) == before
+    assert not os.path.exists(journal_dir(app))
+
+
+def test_U2_claimed_cache_nonvolatile_without_evidence_is_refused(tmp_path):
+    """The claims themselves are screened again: adding the tunable to
+    `changes` as well does not get it past the evidence check."""
+    app = build(tmp_path)
+    inject_record(app, INTEL, {"physical-block-size": 4096}, nv_sup=False)
+    path = saved_plan(app, tmp_path)
+    before = sd_conf_bytes(app)
+
+    def inject(doc):
+        doc["new_text"] = doc["new_text"].replace(
+            '"physical-block-size:4096"',
+            '"physical-block-size:4096, cache-nonvolatile:true"')
+        doc["changes"][0]["set"]["cache-nonvolatile"] = "true"
+    tamper(path, inject)
+    proc = run(app, "apply", path, "--yes")
+    assert proc.returncode == 3, proc.stderr
+    assert "cache-nonvolatile:true" in proc.stderr
+    assert sd_conf_bytes(app) == before
+
+
+def test_U2_empty_new_text_is_refused(tmp_path):
+    app = build(tmp_path)
+    inject_record(app, INTEL, {"physical-block-size": 4096})
+    path = saved_plan(app, tmp_path)
+    before = sd_conf_bytes(app)
+    tamper(path, lambda doc: doc.update(new_text=""))
+    proc = run(app, "apply", path, "--yes")
+    assert proc.returncode == 3, proc.stderr
+    assert sd_conf_bytes(app) == before
+
+
+def test_U2_apply_shows_and_journals_the_real_change(tmp_path):
+    """The stored diff and reasons are not shown: apply computes its own,
+    and the journal describes the bytes written."""
+    app = build(tmp_path)
+    inject_record(app, INTEL, {"physical-block-size": 4096,
+                               "disksort": False})
+    path = saved_plan(app, tmp_path)
+
+    def lie(doc):
+        doc["diff"] = "--- harmless\n+++ harmless\n"
+        doc["changes"][0]["why"] = []
+        doc["held"] = [{"key": "x", "tunable": "y", "value": "z",
+                        "reason": "FAKE REASON"}]
+    tamper(path, lie)
+    proc = run(app, "apply", path, "--yes")
+    assert proc.returncode == 0, proc.stderr
+    assert "harmless" not in proc.stdout and "FAKE" not in proc.stdout
+    assert "+sd-config-list" in proc.stdout or \
+        "physical-block-size:4096" in proc.stdout
+    entry = json.load(open(os.path.join(journal_dir(app), "000001.json")))
+    assert "harmless" not in entry["diff"]
+    assert entry["new_sha256"] == hashlib.sha256(
+        sd_conf_bytes(app)).hexdigest()
+    assert any("physical-block-size:4096" in s for s in entry["summary"])
+
+
+def test_U2_override_must_be_given_to_apply_again(tmp_path):
+    app = build(tmp_path)
+    inject_record(app, INTEL, {"cache-nonvolatile": True}, nv_sup=False)
+    path = saved_plan(app, tmp_path, "plan.json", "--allow-no-nv-evidence")
+    assert "cache-nonvolatile" in json.load(open(path))["new_text"]
+    before = sd_conf_bytes(app)
+    proc = run(app, "apply", path, "--yes")
+    assert proc.returncode == 3, proc.stderr
+    assert "no device evidence" in proc.stderr
+    assert sd_conf_bytes(app) == before
+    proc = run(app, "apply", path, "--yes", "--allow-no-nv-evidence")
+    assert proc.returncode == 0, proc.stderr
+    assert b"cache-nonvolatile:true" in sd_conf_bytes(app)
+
+
+# ---------------------------------------------------------------- D1 / D3
+
+def test_D1_plan_save_never_replaces_a_file(tmp_path):
+    app = build(tmp_path)
+    inject_record(app, INTEL, {"physical-block-size": 4096})
+    before = sd_conf_bytes(app)
+    proc = run(app, "plan", "--save", app.sd_conf)
+    assert proc.returncode == 3, proc.stderr
+    assert "already exists" in proc.stderr
+    assert sd_conf_bytes(app) == before
+    other = tmp_path / "notes.txt"
+    other.write_text("mine\n")
+    assert run(app, "plan", "--save", str(other)).returncode == 3
+    assert other.read_text() == "mine\n"
+
+
+def test_D1_plan_o_is_only_the_output_format(tmp_path):
+    app = build(tmp_path)
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    proc = run(app, "plan", "-o", "json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["version"] == 1 and "new_text" in doc
+    assert not (cwd / "json").exists()
+    assert run(app, "plan", "-o", str(tmp_path / "x")).returncode == 2
+
+
+def test_D3_planted_plan_file_is_refused(tmp_path):
+    """The hijack: a file an ordinary user made in a sticky directory is
+    not written into, so it cannot stay theirs and be edited."""
+    app = build(tmp_path)
+    vartmp = tmp_path / "vartmp"
+    vartmp.mkdir()
+    os.chmod(str(vartmp), 0o1777)
+    planted = vartmp / "sdtune.plan"
+    planted.write_text("")
+    os.chown(str(planted), 65534, 65534)
+    os.chmod(str(planted), 0o666)
+    proc = run(app, "plan", "--save", str(planted))
+    assert proc.returncode == 3
+    assert planted.read_text() == ""
+    fresh = vartmp / "mine.plan"
+    assert run(app, "plan", "--save", str(fresh)).returncode == 0
+    st = os.stat(str(fresh))
+    assert st.st_uid == 0 and mode_of(str(fresh)) == 0o600
+
+
+def as_nobody(argv, **kw):
+    return subprocess.run(["setpriv", "--reuid=65534", "--regid=65534",
+                           "--clear-groups"] + argv, capture_output=True,
+                          text=True, check=False, cwd="/", **kw)
+
+
+def open_up(tmp_path):
+    for d in (tmp_path.parent.parent, tmp_path.parent, tmp_path):
+        os.chmod(str(d), 0o755)
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="no setpriv")
+def test_D3_ordinary_user_cannot_take_over_a_root_file(tmp_path):
+    open_up(tmp_path)
+    edits = tmp_path / "edits"
+    edits.mkdir()
+    os.chmod(str(edits), 0o777)
+    conf = edits / "rootowned.conf"
+    conf.write_text('sd-config-list = "ATA     X               ", '
+                    '"disksort:false";\n')
+    os.chmod(str(conf), 0o644)
+    before = conf.read_bytes()
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": os.path.join(
+        os.path.dirname(__file__), "..", "..", "plugin")}
+    proc = as_nobody(["/usr/bin/python3", "-B", "-m", "sdtune", "sdconf",
+                      "set", str(conf), "--vid", "ATA", "--pid", "X",
+                      "throttle-max=32", "--write"], env=env)
+    assert proc.returncode in (3, 4), proc.stderr
+    assert "Traceback" not in proc.stderr
+    st = os.stat(str(conf))
+    assert st.st_uid == 0 and conf.read_bytes() == before
+
+
+# ---------------------------------------------------------------- D5
+
+def test_D5_journal_update_failing_after_rename_restores(tmp_path):
+    """The state directory fills up between the write of sd.conf and the
+    journal update: the old file is put back and the error says so (the
+    entry stays "prepared", which the old file matches)."""
+    app = build(tmp_path)
+    inject_record(app, INTEL, {"physical-block-size": 4096})
+    before = sd_conf_bytes(app)
+    # A host whose second journal save fails: RealHost with one write
+    # refused, driven in-process.
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
+                                    "plugin"))
+    from sdtune import cli
+    from sdtune.host import RealHost
+    from sdtune.errors import HostError
+    from sdtune.config import commands_for
+
+    class FullAfterRename(RealHost):
+        saves = 0
+
+        def write_atomic(self, path, data, mode=None):
+            if path.endswith(".json") and "/journal/" in path:
+                FullAfterRename.saves += 1
+                if FullAfterRename.saves == 2:
+                    raise HostError("write", path,
+                                    "No space left on device")
+            return super().write_atomic(path, data, mode)
+
+    def factory(root, cfg):
+        return FullAfterRename(root=root, commands=commands_for(cfg),
+                               libraries=dict(cfg.libraries))
+    import io
+    out, err = io.StringIO(), io.StringIO()
+    old_err = sys.stderr
+    sys.stderr = err
+    try:
+        code = cli.main(["-R", app.root, "--config", app.config, "apply",
+                         "--yes"], out, factory)
+    finally:
+        sys.stderr = old_err
+    assert code == 4
+    assert "sd.conf was restored" in err.getvalue()
+    assert sd_conf_bytes(app) == before
+    proc = run(app, "history", "-o", "json")
+    assert proc.returncode == 0
+    proc = run(app, "verify")
+    assert "marked undone" in proc.stderr
+    assert sd_conf_bytes(app) == before
+
+
+# ---------------------------------------------------------------- D7 / T7
+
+def applied(tmp_path):
+    app = build(tmp_path)
+    inject_record(app, INTEL, {"physical-block-size": 4096})
+    assert run(app, "apply", "--yes").returncode == 0
+    return app
+
+
+@pytest.mark.parametrize("bad", ["empty", "directory", "not-json",
+                                 "list"])
+def test_D7_bad_journal_entry_is_skipped(tmp_path, bad):
+    app = applied(tmp_path)
+    path = os.path.join(journal_dir(app), "000002.json")
+    if bad == "directory":
+        os.mkdir(path)
+    else:
+        with open(path, "w") as f:
+            f.write({"empty": "", "not-json": "{", "list": "[1]"}[bad])
+    for cmd in (["verify"], ["audit"], ["plan"], ["disks"]):
+        proc = run(app, *cmd)
+        no_traceback(proc)
+        assert proc.returncode in (0, 1), (cmd, proc.stderr)
+        if cmd != ["disks"]:
+            assert "skipping journal entry" in proc.stderr, cmd
+    proc = run(app, "history")
+    assert proc.returncode == 1 and "000001" in proc.stdout
+    assert "000002.json" in proc.stderr
+    proc = run(app, "rollback", "--last", "--yes")
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("field, value", [
+    ("time", "yesterday"), ("time", 1e300), ("old_sha256", None),
+    ("user", None), ("action", None), ("state", "weird"),
+    ("summary", [1])])
+def test_T7_wrong_typed_entry_field(tmp_path, field, value):
+    app = applied(tmp_path)
+    path = os.path.join(journal_dir(app), "000001.json")
+    doc = json.load(open(path))
+    doc[field] = value
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    proc = run(app, "history")
+    no_traceback(proc)
+    assert proc.returncode == 1 and "field '%s'" % field in proc.stderr
+    proc = run(app, "rollback", "--last", "--yes")
+    no_traceback(proc)
+    assert proc.returncode == 2     # no readable finished entry
+
+
+# ---------------------------------------------------------------- T10
+
+@pytest.mark.parametrize("edit", [
+    {"changes": [1]}, {"changes": None}, {"new_text": 12345},
+    {"new_text": "sd-config-list = \"\u20ac\";\n"}, {"version": 2},
+    {"changes": [{"key": 1, "set": {}}]}, {"created": "now"}])
+def test_T10_plan_fields_of_the_wrong_type(tmp_path, edit):
+    app = build(tmp_path)
+    inject_record(app, INTEL, {"physical-block-size": 4096})
+    path = saved_plan(app, tmp_path)
+    doc = json.load(open(path))
+    doc.update(edit)
+    if isinstance(doc.get("new_text"), str):
+        try:
+            doc["new_sha256"] = hashlib.sha256(
+                doc["new_text"].encode("latin-1")).hexdigest()
+        except UnicodeEncodeError:
+            pass
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    before = sd_conf_bytes(app)
+    proc = run(app, "apply", path, "--yes")
+    no_traceback(proc)
+    if "created" in edit:       # not a claim about sd.conf: ignored
+        assert proc.returncode == 0, proc.stderr
+        return
+    assert proc.returncode in (3, 4), proc.stderr
+    assert sd_conf_bytes(app) == before
+
+
+def test_T10_fields_outside_the_claims_are_never_shown(tmp_path):
+    app = build(tmp_path)
+    inject_record(app, INTEL, {"physical-block-size": 4096})
+    path = saved_plan(app, tmp_path)
+    tamper(path, lambda doc: doc.update(held=[{"key": 1}], warnings=None,
+                                        diff=5))
+    proc = run(app, "apply", path, "--yes")
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+
+
+# ---------------------------------------------------------------- T12
+
+def test_T12_ctrl_d_at_the_prompt_changes_nothing(tmp_path):
+    """EOF at the question is "no"; driven in-process with a TTY."""
+    app = build(tmp_path)
+    inject_record(app, INTEL, {"physical-block-size": 4096})
+    import io
+    from sdtune.tune.commands import cmd_apply
+    from sdtune.tune.plan import Options
+    from sdtune.cli import tune_context
+    from sdtune.config import load_config, commands_for
+    from sdtune.host import RealHost
+    cfg = load_config(RealHost(), app.config)
+    host = RealHost(app.root, commands_for(cfg), libraries=dict(
+        cfg.libraries))
+    ctx = tune_context(host, cfg, "nexenta")
+    before = sd_conf_bytes(app)
+
+    def eof(_prompt):
+        raise EOFError
+    out = io.StringIO()
+    assert cmd_apply(ctx, None, False, True, out, Options(), io.StringIO(),
+                     ask=eof) == 0
+    assert "nothing changed" in out.getvalue()
+    assert sd_conf_bytes(app) == before
+
+
+# ---------------------------------------------------------------- F6 / F7
+
+def test_F6_applying_the_same_plan_twice(tmp_path):
+    app = build(tmp_path)
+    inject_record(app, INTEL, {"physical-block-size": 4096})
+    path = saved_plan(app, tmp_path)
+    assert run(app, "apply", path, "--yes").returncode == 0
+    after = sd_conf_bytes(app)
+    proc = run(app, "apply", path, "--yes")
+    assert proc.returncode == 0, proc.stderr
+    assert "already" in proc.stdout
+    assert sd_conf_bytes(app) == after
+    assert len(os.listdir(journal_dir(app))) == 3     # one entry
+
+
+def test_F7_existing_operator_error_does_not_block_a_change(tmp_path):
+    app = build(tmp_path)
+    with open(app.sd_conf, "ab") as f:
+        f.write(b'sd-config-list = "VMware  Virtual disk    ", '
+                b'"throttle-max:4";\n')
+    inject_record(app, INTEL, {"physical-block-size": 4096})
+    proc = run(app, "apply", "--yes")
+    assert proc.returncode == 0, proc.stderr
+    assert b"physical-block-size:4096" in sd_conf_bytes(app)
+
+
+# ---------------------------------------------------------------- F10
+
+def test_F10_rollback_arguments(tmp_path):
+    app = applied(tmp_path)
+    proc = run(app, "rollback")
+    assert proc.returncode == 2
+    assert "'--last'" not in proc.stderr and "give a journal ID" in \
+        proc.stderr
+    proc = run(app, "rollback", "1", "--yes")
+    assert proc.returncode == 0, proc.stderr
+    assert "000002" in proc.stdout
+
+
+# ---------------------------------------------------------------- F11
+
+def test_F11_symlinked_sd_conf_refused_before_journal(tmp_path):
+    app = build(tmp_path)
+    inject_record(app, INTEL, {"physical-block-size": 4096})
+    real = os.path.join(app.root, "kernel", "drv", "sd.conf.real")
+    os.rename(app.sd_conf, real)
+    os.symlink("sd.conf.real", app.sd_conf)
+    proc = run(app, "apply", "--yes")
+    assert proc.returncode == 3, proc.stderr
+    assert "symbolic link" in proc.stderr
+    assert not os.path.exists(journal_dir(app)) or \
+        not os.listdir(journal_dir(app))
+
+
+# ---------------------------------------------------------------- W3 / D4
+
+def test_W3_unwritable_state_dir_is_a_failure_naming_it(tmp_path):
+    app = build(tmp_path)
+    inject_record(app, INTEL, {"physical-block-size": 4096})
+    state = os.path.join(app.root, "var", "sdtune")
+    # The state directory's lock cannot be created: a file where the
+    # lock file's directory should be is enough even for root.
+    lock = os.path.join(state, "lock")
+    os.makedirs(lock)
+    before = sd_conf_bytes(app)
+    proc = run(app, "apply", "--yes")
+    no_traceback(proc)
+    assert proc.returncode == 4, proc.stderr
+    assert "lock" in proc.stderr and "sd.conf" not in proc.stderr
+    assert sd_conf_bytes(app) == before
+
+
+def wedge(app):
+    """An apply interrupted in state "written", then sd.conf edited by
+    hand: it matches neither side."""
+    entry = os.path.join(journal_dir(app), "000001.json")
+    doc = json.load(open(entry))
+    doc["state"] = "written"
+    with open(entry, "w") as f:
+        json.dump(doc, f)
+    with open(app.sd_conf, "ab") as f:
+        f.write(b"# edited by hand\n")
+
+
+def test_D4_wedged_journal_reads_still_work_and_can_be_accepted(tmp_path):
+    app = applied(tmp_path)
+    wedge(app)
+    edited = sd_conf_bytes(app)
+    for cmd in (["history"], ["verify"], ["audit"], ["plan"]):
+        proc = run(app, *cmd)
+        no_traceback(proc)
+        assert proc.returncode in (0, 1), (cmd, proc.stderr)
+    proc = run(app, "apply", "--yes")
+    assert proc.returncode == 3 and "recover --accept-current" in \
+        proc.stderr
+    proc = run(app, "recover")
+    assert proc.returncode == 3
+    proc = run(app, "recover", "--accept-current")
+    assert proc.returncode == 0, proc.stderr
+    assert "accepted" in proc.stdout
+    assert sd_conf_bytes(app) == edited
+    hist = json.loads(run(app, "history", "-o", "json").stdout)
+    assert hist["entries"][0]["state"] == "accepted"
+    assert run(app, "apply", "--yes").returncode == 0
+
+
+# ---------------------------------------------------------------- W6
+
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="no setpriv")
+def test_W6_ordinary_user_reads_after_a_change(tmp_path):
+    open_up(tmp_path)
+    app = applied(tmp_path)
+    os.chmod(app.root, 0o755)
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "plugin")}
+    # (verify and plan run the simulator's commands, which live where an
+    # ordinary user cannot go here; history reads only the journal.)
+    for cmd in (["history"], ["history", "-o", "json"]):
+        proc = as_nobody(["/usr/bin/python3", "-B", "-m", "sdtune", "-R",
+                          app.root, "--config", app.config] + cmd, env=env)
+        assert proc.returncode in (0, 1), (cmd, proc.stderr)
+        assert "Traceback" not in proc.stderr
+    assert INTEL_DISK
+
+
+# ---------------------------------------------------------------- D4
+
+def test_D4_sdconf_write_on_the_live_file_is_a_transaction(tmp_path):
+    app = build(tmp_path)
+    proc = run(app, "sdconf", "set", app.sd_conf, "--vid", "ATA", "--pid",
+               "INTEL SSDSC2BA40", "disksort=false", "--write")
+    assert proc.returncode == 0, proc.stderr
+    assert "journal entry 000001" in proc.stdout
+    hist = json.loads(run(app, "history", "-o", "json").stdout)
+    assert [(e["action"], e["state"]) for e in hist["entries"]] == [
+        ("sdconf set", "done")]
+    assert hist["entries"][0]["new_sha256"] == hashlib.sha256(
+        sd_conf_bytes(app)).hexdigest()
+    # ... so it can be rolled back like any change.
+    assert run(app, "rollback", "--last", "--yes").returncode == 0
+    assert b"disksort:false" not in sd_conf_bytes(app)
+
+
+def test_D4_sdconf_write_during_an_apply_is_refused(tmp_path):
+    app = build(tmp_path)
+    inject_record(app, INTEL, {"physical-block-size": 4096})
+    real = [line.split("=", 1)[1].strip() for line in open(app.config)
+            if line.strip().startswith("update_drv")][0]
+    marker = str(tmp_path / "started")
+    slow = str(tmp_path / "update_drv")
+    with open(slow, "w") as f:
+        f.write('#!/bin/sh\n: > %s\nsleep 4\nexec %s "$@"\n'
+                % (marker, real))
+    os.chmod(slow, 0o755)
+    cfg = config_with(app, str(tmp_path / "slow.conf"), update_drv=slow)
+    env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
+           "SDTUNE_ZONENAME_CMD": "/nonexistent"}
+    from tests.adversarial.support import LAUNCHER
+    p = subprocess.Popen([LAUNCHER, "-R", app.root, "--config", cfg,
+                          "apply", "--yes"], env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         stdin=subprocess.DEVNULL)
+    import time
+    end = time.time() + 30
+    while not os.path.exists(marker):
+        assert time.time() < end
+        time.sleep(0.05)
+    proc = run(app, "sdconf", "set", app.sd_conf, "--vid", "ATA", "--pid",
+               "TEST", "disksort=false", "--write")
+    assert proc.returncode == 3, proc.stderr
+    assert "locked" in proc.stderr
+    assert p.wait(timeout=60) == 0
+    p.stderr.close()
+    hist = json.loads(run(app, "history", "-o", "json").stdout)
+    assert hist["entries"][-1]["new_sha256"] == hashlib.sha256(
+        sd_conf_bytes(app)).hexdigest()
+    assert run(app, "rollback", "--last", "--yes").returncode == 0
+
+
+def test_D4_sdconf_write_on_a_copy_is_not_journalled(tmp_path):
+    app = build(tmp_path)
+    copy_path = str(tmp_path / "copy.conf")
+    shutil.copy(app.sd_conf, copy_path)
+    proc = run(app, "sdconf", "set", copy_path, "--vid", "ATA", "--pid",
+               "INTEL SSDSC2BA40", "disksort=false", "--write")
+    assert proc.returncode == 0, proc.stderr
+    assert not os.path.exists(journal_dir(app))
+
+
+def test_F7_one_bad_tunable_holds_back_only_itself(tmp_path):
+    """A record's throttle-max:4 alone is ignored by sd (throttle check):
+    it is held back, the record's physical-block-size is not."""
+    app = build(tmp_path)
+    inject_record(app, INTEL, {"throttle-max": 4,
+                               "physical-block-size": 4096})
+    proc = run(app, "plan", "-o", "json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    held = [(h["tunable"], h["value"]) for h in doc["held"]
+            if h["key"] == INTEL]
+    assert ("throttle-max", "4") in held and ("*", "") not in held
+    change = next(c for c in doc["changes"] if c["key"] == INTEL)
+    assert change["set"] == {"physical-block-size": "4096"}
+    assert [w["tunable"] for w in change["why"]] == ["physical-block-size"]
+    assert run(app, "apply", "--yes").returncode == 0
