@@ -24,8 +24,8 @@ import subprocess
 import time
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import (ContextManager, Iterator, List, Mapping, Optional,
-                    Sequence, Set, Tuple)
+from typing import (Callable, ContextManager, Iterator, List, Mapping,
+                    Optional, Sequence, Set, Tuple)
 
 from sdtune.errors import EXIT_REFUSED, HostError, LockedError
 
@@ -336,28 +336,43 @@ class RealHost(Host):
             raise HostError("write", path, "directory '%s' is not "
                             "writable" % directory)
 
-    def create_new(self, path: str, data: bytes, mode: int = 0o600) -> None:
-        path = os.path.abspath(path)
-        self._check_no_symlinks(path)
+    def _create_synced(self, path: str, data: bytes, mode: int,
+                       target: str,
+                       finish: Optional[Callable[[int], None]] = None
+                       ) -> None:
+        """Create ``path`` (it must not exist) holding ``data``, then
+        ``finish(fd)`` and fsync; on any failure, or a signal, the file is
+        removed again.  Errors name ``target``, the file the caller is
+        writing."""
         try:
             fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY
                          | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
-        except FileExistsError as e:
-            raise HostError("create", path, "it already exists (remove it "
-                            "or choose another name)", EXIT_REFUSED) from e
+        except FileExistsError:
+            raise
         except OSError as e:
-            raise HostError("create", path, _reason(e)) from e
+            raise HostError("write", target, _reason(e)) from e
         try:
             self._write_all(fd, data)
+            if finish is not None:
+                finish(fd)
             os.fsync(fd)
         except BaseException as e:
             os.close(fd)
             with contextlib.suppress(OSError):
                 os.unlink(path)
             if isinstance(e, OSError):
-                raise HostError("write", path, _reason(e)) from e
+                raise HostError("write", target, _reason(e)) from e
             raise
         os.close(fd)
+
+    def create_new(self, path: str, data: bytes, mode: int = 0o600) -> None:
+        path = os.path.abspath(path)
+        self._check_no_symlinks(path)
+        try:
+            self._create_synced(path, data, mode, path)
+        except FileExistsError as e:
+            raise HostError("create", path, "it already exists (remove it "
+                            "or choose another name)", EXIT_REFUSED) from e
         self._fsync_dir(os.path.dirname(path))
 
     def write_atomic(self, path: str, data: bytes,
@@ -378,30 +393,28 @@ class RealHost(Host):
         directory, base = os.path.split(path)
         tmp = os.path.join(directory, ".%s.sdtune.%d.%s" % (
             base, os.getpid(), secrets.token_hex(4)))
-        fd = -1
-        try:
-            fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY
-                         | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-            self._write_all(fd, data)
+
+        def keep_mode_and_owner(fd: int) -> None:
             if old is None:
                 os.fchmod(fd, 0o644 if mode is None else mode)
-            else:
-                os.fchmod(fd, statmod.S_IMODE(old.st_mode))
-                try:
-                    os.fchown(fd, old.st_uid, old.st_gid)
-                except PermissionError:
-                    # The owner is ours (checked above); only a group we
-                    # are not in can fail, and the group must not change
-                    # silently either.
-                    raise HostError("write", path, "cannot keep its group "
-                                    "(gid %d)" % old.st_gid, EXIT_REFUSED)
-            os.fsync(fd)
-            os.close(fd)
-            fd = -1
+                return
+            os.fchmod(fd, statmod.S_IMODE(old.st_mode))
+            try:
+                os.fchown(fd, old.st_uid, old.st_gid)
+            except PermissionError:
+                # The owner is ours (checked above); only a group we are
+                # not in can fail, and the group must not change silently
+                # either.
+                raise HostError("write", path, "cannot keep its group "
+                                "(gid %d)" % old.st_gid, EXIT_REFUSED)
+        try:
+            self._create_synced(tmp, data, 0o600, path, keep_mode_and_owner)
+        except FileExistsError as e:
+            raise HostError("write", path, "temporary file '%s' exists"
+                            % tmp) from e
+        try:
             os.rename(tmp, path)
         except BaseException as e:
-            if fd >= 0:
-                os.close(fd)
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             if isinstance(e, OSError):
@@ -444,20 +457,36 @@ class RealHost(Host):
         timeout = self.timeout_s if timeout_s is None else timeout_s
         start = time.monotonic_ns()
         try:
-            proc = subprocess.run(
-                argv, input=stdin, capture_output=True, env=dict(COMMAND_ENV),
-                stdin=subprocess.DEVNULL if stdin is None else None,
-                timeout=timeout, cwd="/", check=False)
-        except subprocess.TimeoutExpired as e:
-            # subprocess.run has already killed and reaped the child.
-            raise HostError("run", path,
-                            "timed out after %g s" % timeout) from e
+            proc = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL if stdin is None else
+                subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, env=dict(COMMAND_ENV), cwd="/",
+                close_fds=True)
         except OSError as e:
             raise HostError("run", path, _reason(e)) from e
+        try:
+            # EPIPE on the child's stdin (it exited without reading) is
+            # ignored here: its exit status and stderr tell what failed.
+            out, err = proc.communicate(stdin, timeout=timeout)
+        except subprocess.TimeoutExpired as e:
+            proc.kill()
+            proc.communicate()
+            raise HostError("run", path,
+                            "timed out after %g s" % timeout) from e
+        except BaseException:
+            # Ctrl-C, SIGTERM: the command must not outlive sdtune, nor
+            # stay behind as a zombie for an init that may not reap it.
+            proc.kill()
+            proc.wait()
+            raise
+        finally:
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                if stream is not None:
+                    stream.close()
         return CommandResult(
             argv=argv, returncode=proc.returncode,
-            stdout=proc.stdout.decode("utf-8", errors="replace"),
-            stderr=proc.stderr.decode("utf-8", errors="replace"),
+            stdout=out.decode("utf-8", errors="replace"),
+            stderr=err.decode("utf-8", errors="replace"),
             elapsed_ns=time.monotonic_ns() - start)
 
     def user(self) -> str:

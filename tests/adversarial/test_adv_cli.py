@@ -271,3 +271,107 @@ def test_T14_out_of_memory_is_a_message(tmp_path):
     assert proc.returncode in (0, 1, 4)
     if proc.returncode == 4:
         assert "out of memory" in proc.stderr or "memory" in proc.stderr
+
+
+# ---------------------------------------------------------------- T11/T12
+# at the question, on a real terminal (a pty)
+
+def on_a_terminal(app, *args):
+    """bin/sdtune ARGS with a pty as stdin and stdout; returns the
+    process and the master end."""
+    import pty
+    master, slave = pty.openpty()
+    p = subprocess.Popen([LAUNCHER, "-R", app.root, "--config", app.config,
+                          *args], env=ENV, stdin=slave, stdout=slave,
+                         stderr=subprocess.PIPE, text=True)
+    os.close(slave)
+    return p, master
+
+
+def read_until(master, text, timeout=60):
+    got = b""
+    end = time.time() + timeout
+    while text.encode() not in got:
+        assert time.time() < end, got.decode(errors="replace")
+        import select
+        if select.select([master], [], [], 0.2)[0]:
+            try:
+                got += os.read(master, 4096)
+            except OSError:
+                break
+    return got.decode(errors="replace")
+
+
+@pytest.mark.parametrize("answer", ["ctrl-c", "ctrl-d"])
+def test_T11_T12_interrupt_or_eof_at_the_question(tmp_path, answer):
+    app = build(tmp_path)
+    inject_record(app, INTEL, {"physical-block-size": 4096})
+    before = sd_conf_bytes(app)
+    p, master = on_a_terminal(app, "apply")
+    read_until(master, "[y/N]")
+    if answer == "ctrl-c":
+        p.send_signal(signal.SIGINT)
+    else:
+        os.write(master, b"\x04")
+    err = p.stderr.read()
+    p.stderr.close()
+    code = p.wait(timeout=30)
+    os.close(master)
+    assert "Traceback" not in err
+    if answer == "ctrl-c":
+        assert code == 130
+        assert "no change to sd.conf is half done" in err
+    else:
+        assert code == 0, err
+    assert sd_conf_bytes(app) == before
+    assert not os.path.exists(journal_dir(app))
+
+
+# ---------------------------------------------------------------- T11
+# during certify
+
+def test_T11_ctrl_c_during_certify_stops_the_engine(tmp_path):
+    app = build(tmp_path)
+    pidfile = str(tmp_path / "sdio.pid")
+    sdio = script(str(tmp_path / "sdio"),
+                  'echo $$ > %s\nexec sleep 60' % pidfile)
+    cfg = config_with(app, str(tmp_path / "c.conf"), sdio=sdio)
+    target = tmp_path / "scratch.img"
+    target.write_bytes(b"\0" * 65536)
+    p = subprocess.Popen([LAUNCHER, "-R", app.root, "--config", cfg,
+                          "certify", str(target), "--confirm", str(target)],
+                         env=ENV, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                         text=True)
+    wait_for(pidfile)
+    time.sleep(0.2)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=20)
+    assert p.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err
+    pid = int(open(pidfile).read())
+    alive = True
+    for _ in range(20):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            alive = False
+            break
+        time.sleep(0.05)
+    assert not alive, "sdio still running: %s" % subprocess.run(
+        ["ps", "-o", "pid,ppid,stat,cmd", "-p", str(pid)],
+        capture_output=True, text=True).stdout
+    certdir = os.path.join(app.root, "var", "sdtune", "certify")
+    assert not os.path.isdir(certdir) or not [
+        n for n in os.listdir(certdir) if n.endswith(".json")]
+
+
+def test_W1_helper_closing_stdin_during_apply(tmp_path):
+    app = build(tmp_path)
+    inject_record(app, INTEL, {"physical-block-size": 4096})
+    mdb = script(str(tmp_path / "mdb"), 'exec 0<&-\n'
+                 'echo "mdb: failed to initialize target" >&2\nexit 1')
+    cfg = config_with(app, str(tmp_path / "mdb.conf"), mdb=mdb)
+    proc = run(app, "apply", "--yes", config=cfg)
+    no_traceback(proc)
+    assert proc.returncode in (0, 3, 4), proc.stderr

@@ -82,7 +82,12 @@ def test_U1_failing_zfs_command_holds_back_sector_change(tmp_path, broken):
 
 # ---------------------------------------------------------------- U2 / D2
 
-def test_U2_injected_cache_nonvolatile_is_refused(tmp_path):
+@pytest.mark.parametrize("claimed", [False, True])
+def test_U2_injected_cache_nonvolatile_is_refused(tmp_path, claimed):
+    """cache-nonvolatile:true added to the text (and, with `claimed`, to
+    the plan's changes too) of a plan whose drive has no NV evidence:
+    the text disagrees with the claims, or the claim is screened again
+    and held back."""
     app = build(tmp_path)
     inject_record(app, INTEL, {"physical-block-size": 4096}, nv_sup=False)
     path = saved_plan(app, tmp_path)
@@ -93,33 +98,16 @@ def test_U2_injected_cache_nonvolatile_is_refused(tmp_path):
             '"physical-block-size:4096"',
             '"physical-block-size:4096, cache-nonvolatile:true"')
         assert "cache-nonvolatile" in doc["new_text"]
+        if claimed:
+            doc["changes"][0]["set"]["cache-nonvolatile"] = "true"
     tamper(path, inject)
     proc = run(app, "apply", path, "--yes")
     no_traceback(proc)
     assert proc.returncode == 3, proc.stderr
-    assert "does something its recorded changes do not say" in proc.stderr
+    assert ("no device evidence" if claimed else
+            "does something its recorded changes do not say") in proc.stderr
     assert sd_conf_bytes(app) == before
     assert not os.path.exists(journal_dir(app))
-
-
-def test_U2_claimed_cache_nonvolatile_without_evidence_is_refused(tmp_path):
-    """The claims themselves are screened again: adding the tunable to
-    `changes` as well does not get it past the evidence check."""
-    app = build(tmp_path)
-    inject_record(app, INTEL, {"physical-block-size": 4096}, nv_sup=False)
-    path = saved_plan(app, tmp_path)
-    before = sd_conf_bytes(app)
-
-    def inject(doc):
-        doc["new_text"] = doc["new_text"].replace(
-            '"physical-block-size:4096"',
-            '"physical-block-size:4096, cache-nonvolatile:true"')
-        doc["changes"][0]["set"]["cache-nonvolatile"] = "true"
-    tamper(path, inject)
-    proc = run(app, "apply", path, "--yes")
-    assert proc.returncode == 3, proc.stderr
-    assert "cache-nonvolatile:true" in proc.stderr
-    assert sd_conf_bytes(app) == before
 
 
 def test_U2_empty_new_text_is_refused(tmp_path):
@@ -416,7 +404,7 @@ def test_T12_ctrl_d_at_the_prompt_changes_nothing(tmp_path):
     ctx = tune_context(host, cfg, "nexenta")
     before = sd_conf_bytes(app)
 
-    def eof(_prompt):
+    def eof(_prompt, _out):
         raise EOFError
     out = io.StringIO()
     assert cmd_apply(ctx, None, False, True, out, Options(), io.StringIO(),

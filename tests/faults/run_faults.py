@@ -6,7 +6,8 @@ write, fsync and rename system calls sdtune makes (strace, main process
 only: the commands it runs are other programs), then run the same
 transaction once per call and per fault, with strace's injection making
 exactly that call fail with EIO or ENOSPC, killing the process with
-SIGKILL at it, or interrupting it there with SIGINT (Ctrl-C) or SIGTERM.
+SIGKILL at it, or interrupting it there with SIGINT (Ctrl-C) or SIGTERM
+(see SIGNAL_CALLS).
 Faults at the calls after sd.conf's rename are counted apart: they are
 the state directory filling up (or failing) once sd.conf has changed.
 Then helpers that exit without reading their input (SIGPIPE/EPIPE on
@@ -16,7 +17,8 @@ their stdin) during the transaction.  After every run:
 * every journal entry is readable;
 * a run that failed (not killed) left the old file, or said that sd.conf
   WAS changed;
-* an interrupted run exited 130 or 143 with one line that says whether a
+* an interrupted run (SIGINT at every fsync and rename, SIGTERM at
+  every rename) exited 130 or 143 with one line that says whether a
   change is half done, as the journal then shows;
 * the next sdtune command (`sdtune recover`) recovers: no transaction is
   left open, and the journal agrees with the file (done -> new file,
@@ -45,6 +47,12 @@ SYSCALLS = ("write", "fsync", "rename")
 FAULTS = ("error=EIO", "error=ENOSPC", "signal=KILL", "signal=INT",
           "signal=TERM")
 INTERRUPTED = {"signal=INT": 130, "signal=TERM": 143}
+# Ctrl-C at every fsync and rename, the ends of the transaction's phases
+# (each journal update and the write of sd.conf); SIGTERM, which takes
+# the same path, at the renames.  Every call between two of them is in
+# the same phase.
+SIGNAL_CALLS = {"signal=INT": ("fsync", "rename"),
+                "signal=TERM": ("rename",)}
 KEY = "ATA     INTEL SSDSC2BA40"
 
 
@@ -242,6 +250,8 @@ def campaign(app, label, args, old, new, quick):
             positions = sorted({1, (n + 1) // 2, n} - {0})
         for when in positions:
             for fault in FAULTS:
+                if syscall not in SIGNAL_CALLS.get(fault, SYSCALLS):
+                    continue
                 spec = "inject=%s:%s:when=%d" % (syscall, fault, when)
                 proc = sdtune(app, args, strace=["-e", spec])
                 problem = check_run(app, fault, proc, old) or \

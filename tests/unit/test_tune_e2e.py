@@ -7,13 +7,13 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, REPO)
 
+from tests.adversarial.support import inject_record  # noqa: E402
 from tests.sim.appliance import Appliance  # noqa: E402
 
 INTEL = "ATA     INTEL SSDSC2BA40"
@@ -22,29 +22,6 @@ INTEL_DISK = "c0t55CD2E404C0D8D0Ed0"
 
 def sdtune(app, *args, config=None):
     return app.sdtune(*args, config=config)
-
-
-def inject_record(app, key, recommended, nv_sup=True, serial="S1",
-                  when=None):
-    """A certification record as `sdtune certify` stores it."""
-    d = os.path.join(app.root, "var", "sdtune", "certify")
-    os.makedirs(d, exist_ok=True)
-    rec = {"version": 1, "target": "c9t9d9", "device": "/dev/rdsk/x",
-           "key": key, "serial": serial, "firmware": "0270",
-           "time": when or time.time(), "time_iso": "2026-11-22T00:00:00Z",
-           "source": "test", "logical_block_bytes": 512,
-           "native_sector_bytes": recommended.get("physical-block-size"),
-           "sector_confidence": 0.99, "sector_reason": "injected",
-           "cache": "nonvolatile", "cache_confidence": 0.99,
-           "cache_reason": "injected",
-           "queue_depth": {"knee": 32, "throttle_max": 32,
-                           "throttle_min": None, "confidence": 0.99,
-                           "reason": "injected"},
-           "recommended": recommended,
-           "evidence": {"device": {"nv_sup": nv_sup}}}
-    name = "%s--%s.json" % (key.replace(" ", "_"), serial)
-    with open(os.path.join(d, name), "w") as f:
-        json.dump(rec, f)
 
 
 def sd_conf(app):

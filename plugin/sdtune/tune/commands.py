@@ -7,7 +7,7 @@ command line.
 import json
 import sys
 from dataclasses import dataclass
-from typing import List, Optional, TextIO, Tuple
+from typing import Callable, List, Optional, TextIO, Tuple
 
 from ..certify import records
 from ..errors import (EXIT_OK, EXIT_PROBLEMS, LockedError, RefusedError,
@@ -156,14 +156,28 @@ def cmd_plan(ctx: Context, options: Options, out: TextIO, err: TextIO,
     return EXIT_OK
 
 
-def _confirmed(yes: bool, tty: bool, out: TextIO, ask) -> bool:
+Ask = Callable[[str, TextIO], str]
+
+
+def ask_terminal(question: str, out: TextIO) -> str:
+    """The operator's answer: the question on our standard output, one
+    line from standard input; end of input (Ctrl-D) is EOFError."""
+    out.write(question)
+    out.flush()
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line
+
+
+def _confirmed(yes: bool, tty: bool, out: TextIO, ask: Ask) -> bool:
     if yes:
         return True
     if not tty:
         out.write("dry run: nothing changed (give --yes to apply)\n")
         return False
     try:
-        answer = ask("apply these changes to sd.conf? [y/N] ")
+        answer = ask("apply these changes to sd.conf? [y/N] ", out)
     except EOFError:
         answer = ""
         out.write("\n")
@@ -175,7 +189,7 @@ def _confirmed(yes: bool, tty: bool, out: TextIO, ask) -> bool:
 
 def cmd_apply(ctx: Context, plan_path: Optional[str], yes: bool, tty: bool,
               out: TextIO, options: Options, err: TextIO = sys.stderr,
-              ask=input) -> int:
+              ask: Ask = ask_terminal) -> int:
     if plan_path:
         saved = load_plan(ctx.host, plan_path)
         if saved.sd_conf != ctx.sd_conf:
@@ -235,7 +249,8 @@ def report_entry(entry, out: TextIO) -> None:
 
 
 def cmd_rollback(ctx: Context, entry_id: Optional[str], last: bool,
-                 yes: bool, tty: bool, out: TextIO, ask=input) -> int:
+                 yes: bool, tty: bool, out: TextIO,
+                 ask: Ask = ask_terminal) -> int:
     journal = Journal(ctx.host, ctx.state_dir)
     entries = [e for e in journal.entries()
                if e.state in ("done", "recovered")]

@@ -1,23 +1,31 @@
-"""Change sd.conf as one crash-safe transaction (apply and rollback).
+"""Change sd.conf as one crash-safe transaction (apply, rollback, and
+`sdconf set|unset --write` on the live file).
 
 Order of a transaction, each step journalled before the next:
 
-  1. take the lock (<state_dir>/lock), finish or undo any transaction a
-     crash left open (recover);
+  1. check we are root, take the lock (<state_dir>/lock; held by another
+     sdtune is a refusal), finish or undo any transaction a crash left
+     open (recover);
   2. check sd.conf still has the checksum the change was made from;
-  3. lint the new text: nothing the kernel would ignore or misread;
-  4. check we are root and update_drv can run (else change nothing);
-  5. journal entry "prepared" with the old and new bytes saved;
-  6. atomic write of sd.conf, entry "written";
+  3. lint the new text: it must add nothing the kernel would ignore or
+     misread (errors already in the old text do not block a change);
+  4. check update_drv can run and sd.conf can be replaced (no symlink,
+     a regular file, a writable place): a refusal leaves no journal;
+  5. journal entry "prepared" with the old and new bytes saved (a full
+     state directory leaves nothing of it behind);
+  6. atomic write of sd.conf, entry "written" (if that update fails, the
+     old file is written back: the entry says "prepared" and matches);
   7. `update_drv -vf sd`; if it fails, the old file is written back and
      the entry says "undone";
   8. verify what the kernel uses, entry "done".
 
 sd.conf is always the old or the new file, byte for byte: the write is
 atomic (host.write_atomic) and every journal update is too.  After a
-crash, recover() looks at open entries and the file's checksum: a file
-still old means the change never happened ("undone"), a new file means
-it happened and only update_drv/verify are missing ("recovered").
+crash or a signal, recover() looks at open entries and the file's
+checksum: a file still old means the change never happened ("undone"), a
+new file means it happened and only update_drv/verify are missing
+("recovered"); a file that is neither is left to the operator, whose
+`sdtune recover --accept-current` closes the entry ("accepted").
 """
 
 import contextlib
