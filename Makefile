@@ -51,8 +51,12 @@ deps:
 
 check: deps engine lint test
 
+# The emulated-drive certification tests measure timing: they run first,
+# on a machine the rest of the suite has not yet filled with dirty pages
+# and processes (issue 12 is about making them robust under load).
 test:
-	$(PYTEST) -q tests
+	$(PYTEST) -q tests/emu
+	$(PYTEST) -q --ignore=tests/emu tests
 
 lint:
 	shellcheck -s ksh bin/sdtune

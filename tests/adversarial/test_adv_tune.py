@@ -104,8 +104,9 @@ def test_U2_injected_cache_nonvolatile_is_refused(tmp_path, claimed):
     proc = run(app, "apply", path, "--yes")
     no_traceback(proc)
     assert proc.returncode == 3, proc.stderr
-    assert ("no device evidence" if claimed else
-            "does something its recorded changes do not say") in proc.stderr
+    assert ('"%s" cache-nonvolatile:true: not proposed now' % INTEL
+            if claimed else "does something its recorded changes do not "
+            "say") in proc.stderr
     assert sd_conf_bytes(app) == before
     assert not os.path.exists(journal_dir(app))
 
@@ -618,3 +619,17 @@ def test_F7_one_bad_tunable_holds_back_only_itself(tmp_path):
     assert change["set"] == {"physical-block-size": "4096"}
     assert [w["tunable"] for w in change["why"]] == ["physical-block-size"]
     assert run(app, "apply", "--yes").returncode == 0
+
+
+# ---------------------------------------------------------------- F5
+
+def test_F5_history_p_prints_exact_times_and_checksums(tmp_path):
+    app = applied(tmp_path)
+    entry = json.load(open(os.path.join(journal_dir(app), "000001.json")))
+    proc = run(app, "history", "-Hp")
+    assert proc.returncode == 0, proc.stderr
+    fields = proc.stdout.rstrip("\n").split("\t")
+    assert fields[0] == "000001" and fields[1] == "%d" % entry["time"]
+    assert fields[5:7] == [entry["old_sha256"], entry["new_sha256"]]
+    short = run(app, "history", "-H").stdout.rstrip("\n").split("\t")
+    assert short[5] == entry["old_sha256"][:12]
