@@ -448,6 +448,9 @@ def run_command_line() -> int:
     descriptors, signals, a standard output whose failure is exit 4."""
     guard_standard_fds()
     signal.signal(signal.SIGTERM, _on_sigterm)
+    # A warning or error that cannot be written has nowhere else to go:
+    # it must not turn into a traceback, nor stop a transaction.
+    sys.stderr = GuardedOutput(sys.stderr)  # type: ignore[assignment]
     out = GuardedOutput(sys.stdout)
     code = main(out=out)
     # The work is done (main flushed its output): a signal now would only

@@ -473,6 +473,12 @@ class RealHost(Host):
             proc.communicate()
             raise HostError("run", path,
                             "timed out after %g s" % timeout) from e
+        except OSError as e:
+            # Writing its input or reading its output failed (EPIPE is
+            # not among these: communicate() ignores it).
+            proc.kill()
+            proc.wait()
+            raise HostError("run", path, _reason(e)) from e
         except BaseException:
             # Ctrl-C, SIGTERM: the command must not outlive sdtune, nor
             # stay behind as a zombie for an init that may not reap it.
