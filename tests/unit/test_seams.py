@@ -33,3 +33,11 @@ def test_checker_catches_each_kind_of_violation(tmp_path):
                  "calls os.rename", "calls os.execv", "calls .write_text()",
                  "shell= other than False"):
         assert what in text, what
+
+
+def test_str_replace_is_not_a_file_move(tmp_path):
+    """Path.replace(target) moves a file; str.replace(old, new) does not."""
+    (tmp_path / "text.py").write_text("t = s.replace('\\t', ' ')\n")
+    (tmp_path / "move.py").write_text("p.replace(q)\n")
+    found = violations(str(tmp_path))
+    assert [f.split(":")[0].rsplit("/", 1)[1] for f in found] == ["move.py"]
