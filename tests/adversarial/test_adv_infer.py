@@ -11,7 +11,7 @@ fsync's own latency counted, and fio JSON behind notes, a byte order mark
 or with the normal report after it is read as fio.
 
 The fio input is a real fio-3.33 run of the report's three jobs (w512,
-w4k, w4k-fsync; tests/fixtures/realworld/README.md), changed field by
+w4k, w4k-fsync; tests/fixtures/fio/README.md), changed field by
 field; the vdbench input is tests/fixtures/bench/vdbench-two-layouts.txt.
 """
 
@@ -24,11 +24,12 @@ import pytest
 from support import REPO, build, no_traceback, run
 
 REALWORLD = os.path.join(REPO, "tests", "fixtures", "realworld")
-FIO_333 = os.path.join(REALWORLD,
+FIO_FIXTURES = os.path.join(REPO, "tests", "fixtures", "fio")
+FIO_333 = os.path.join(FIO_FIXTURES,
                        "fio-3.33-sandbox-psync-direct-w512-w4k-w4k-fsync.json")
 FIO_342_MIXED = os.path.join(
-    REALWORLD, "cbt-rawfio-2026-fio-3.42-randwrite-4k-qd8-json-plus-normal-"
-    "mixed.txt")
+    REALWORLD, "fio-json", "cbt-rawfio-2026-fio-3.42-randwrite-4k-qd8-json-"
+    "plus-normal-mixed.txt")
 VDBENCH = os.path.join(REPO, "tests", "fixtures", "bench",
                        "vdbench-two-layouts.txt")
 # What Python says when an exception's text reaches the operator.

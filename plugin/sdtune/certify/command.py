@@ -334,21 +334,28 @@ def cmd_results(host: Host, state_dir: str, out: TextIO,
 
 
 def cmd_infer(path: str, fmt: Optional[str], text: str, out: TextIO,
-              as_json: bool = False, trust_timing: bool = False) -> int:
+              as_json: bool = False, trust_timing: bool = False,
+              err: Optional[TextIO] = None) -> int:
     """The certify verdicts from existing vdbench or fio output.  An input
     that is not a measurement is an error naming the file and the field
-    (exit 4, as for any output sdtune cannot parse), never a verdict."""
+    (exit 4, as for any output sdtune cannot parse), never a verdict.
+    Runs that cannot be used are named on ``err`` (default stderr) and
+    in the record's evidence."""
     from ..errors import ParseError
-    from .importers import classify, detect_format, parse_fio, \
-        parse_vdbench
-    if fmt is None:
-        fmt = detect_format(text)
+    from .importers import classify, read_benchmark
     try:
-        steps = parse_fio(text) if fmt == "fio" else parse_vdbench(text)
+        imported = read_benchmark(text, fmt)
     except ParseError as e:
         raise SdtuneError("parse", path, "%s%s: %s" % (
             e.command, " " + e.field if e.field else "", e.reason)) \
             from None
+    fmt, steps = imported.format, imported.steps
+    for line in imported.unused:
+        (err or sys.stderr).write("sdtune: warning: '%s': not used: %s %s\n"
+                                  % (path, fmt, line))
+    for line in imported.notes:
+        (err or sys.stderr).write("sdtune: note: '%s': %s %s\n"
+                                  % (path, fmt, line))
     sector, pair, qd = classify(steps)
     plan = [Step("sector", s.name, s.bs, offset=s.offset) for s in sector]
     plan += [Step("qd", s.name, s.bs, qd=s.qd) for s in qd]
@@ -367,6 +374,9 @@ def cmd_infer(path: str, fmt: Optional[str], text: str, out: TextIO,
                        min((s.bs for s in sector), default=512),
                        0.0, source="%s:%s" % (fmt, path))
     _explain_cache_steps(rec, pair, steps)
+    rec["evidence"]["import"] = {"format": fmt,
+                                 "not_used": imported.unused,
+                                 "notes": imported.notes}
     _require_finite(path, rec)
     if as_json:
         out.write(to_json(result_json(rec)))
