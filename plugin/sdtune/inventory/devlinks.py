@@ -6,23 +6,25 @@ those through the host (under -R ROOT); runs no command.
 """
 
 import re
-from typing import Dict
+from typing import Dict, Set
 
 from ..errors import ParseError
 from ..host import Host
 
-_INST = re.compile(r'^"([^"]+)" ([0-9]+) "([^"]+)"$')
+_INST = re.compile(r'^"([^"]+)"\s+([0-9]+)\s+"([^"]+)"$')
 _NAME = re.compile(r"^(c[0-9]+(?:t[0-9A-Fa-f]+)?d[0-9]+)(?:s|p)[0-9]+$")
 
 
 def parse_path_to_inst(text: str, driver: str = "sd") -> Dict[str, int]:
-    """physical path → instance for one driver.
+    """physical path → instance for one driver.  The kernel writes one
+    blank between the fields; any run of blanks or TABs is read alike.
 
     Sample:
 
         "/scsi_vhci/disk@g5000cca0496e6f8d" 0 "sd"
     """
     out: Dict[str, int] = {}
+    seen: Set[int] = set()
     for n, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         if not line or line.startswith("#"):
@@ -31,8 +33,18 @@ def parse_path_to_inst(text: str, driver: str = "sd") -> Dict[str, int]:
         if not m:
             raise ParseError("/etc/path_to_inst", "line %d" % n,
                              "not '\"path\" instance \"driver\"'")
-        if m.group(3) == driver:
-            out[m.group(1)] = int(m.group(2))
+        if m.group(3) != driver:
+            continue
+        path, instance = m.group(1), int(m.group(2))
+        # The kernel keeps both unique; a repeat would pair a disk name
+        # with the wrong instance.
+        if path in out or instance in seen:
+            raise ParseError("/etc/path_to_inst", "line %d" % n,
+                             "%s %s listed twice" % (
+                                 "path" if path in out else "instance",
+                                 path if path in out else instance))
+        out[path] = instance
+        seen.add(instance)
     return out
 
 

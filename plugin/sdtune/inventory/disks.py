@@ -176,11 +176,15 @@ def take_inventory(host: Host) -> Inventory:
             dm_disks.get(name)
         reasons = _reasons(name, src, dm, dmd, membership)
         pool, role = membership.get(name, (None, None))
+        # Without mdb, iostat's vendor and product stand in only when they
+        # are the padded INQUIRY bytes (not blkdev's "Virtio"): they are
+        # matched against sd.conf keys.
+        vid, pid = (inq.vid, inq.pid) if inq else \
+            (stat.inquiry if stat and stat.inquiry else (None, None))
         disks.append(Disk(
             name=name, instance=instance,
             key=inq.key if inq else None,
-            vid=inq.vid if inq else (stat.vendor if stat else None),
-            pid=inq.pid if inq else (stat.product if stat else None),
+            vid=vid, pid=pid,
             serial=(info.serial if info and info.serial else
                     stat.serial if stat else None),
             firmware=inq.revision if inq else (stat.revision if stat

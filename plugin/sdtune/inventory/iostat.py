@@ -1,105 +1,277 @@
-"""Vendor, product, revision, serial and size per disk from `iostat -En`.
+"""Vendor, product, revision, serial, size and error counts per device,
+from `iostat -En` (facts §14).
 
-The values are copied by sd from the INQUIRY data (blank padding kept) and
-the `inquiry-serial-no` property (cut to 15 characters), facts §14.  Runs
-`iostat -En` through the host; the parser is pure.
+iostat prints each named kstat of a device's error kstat as
+`Name: value ` in the driver's order (iostat.c show_disk_errors()): the
+device name padded to 9, 16 or 20 columns (or followed by one blank
+when longer), a line break after the third counter, after Size, and
+whenever some 62 columns of names and values have been printed.
+Character values are printed as the driver stored them, at most 16
+characters: sd keeps the blank padding of the INQUIRY fields (8 and 16
+characters), blkdev (virtio, NVMe) does not pad.
+
+Which names a record holds depends on the driver:
+
+* sd and blkdev: Soft/Hard/Transport Errors, Vendor, Product, Revision,
+  Serial No, Size, Media Error ... Predictive Failure Analysis (Oracle
+  Solaris 11 adds Non-Aligned Writes);
+* cmdk (legacy ATA): Model instead of Vendor and Product, and no
+  Predictive Failure Analysis;
+* vdc (SPARC LDoms): Soft and Transport Errors, Protocol Errors, Vendor,
+  Product, Size;
+* st (tape): up to Serial No;
+* `iostat -Ei` prints Device Id where Serial No would be.
+
+The record is therefore read as a sequence of those names wherever the
+line breaks fall, so copies whose trailing blanks were stripped or
+whose tabs were expanded still read the same.  A record that stops
+early, holds a name twice or out of order, or has text iostat does not
+print is refused (ParseError), never completed by guessing.  Text
+before the first record (a shell prompt) and after the last one is
+ignored unless it holds one of the names above.  Runs `iostat -En`
+through the host; the parser is pure.
 """
 
 import re
-from dataclasses import dataclass
-from typing import Dict, Optional
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
 
 from ..errors import ParseError
 from ..host import Host
 from .command import output_of
 
-# The named kstats iostat prints, in sd_create_errstats() order.
-KEYS = ("Soft Errors", "Hard Errors", "Transport Errors", "Vendor",
-        "Product", "Revision", "Serial No", "Size", "Media Error",
-        "Device Not Ready", "No Device", "Recoverable", "Illegal Request",
-        "Predictive Failure Analysis")
-_START = re.compile(r"^(\S+) +Soft Errors: ")
-_SIZE = re.compile(r"^[0-9.]+GB <([0-9]+) bytes>$")
+COMMAND = "iostat -En"
+
+# Every name iostat prints for the drivers above, in kstat order.
+LABELS = ("Soft Errors", "Hard Errors", "Transport Errors", "Protocol Errors",
+          "Model", "Vendor", "Product", "Revision", "Serial No", "Device Id",
+          "Size", "Media Error", "Device Not Ready", "No Device",
+          "Recoverable", "Illegal Request", "Predictive Failure Analysis",
+          "Non-Aligned Writes")
+TEXT_LABELS = ("Model", "Vendor", "Product", "Revision", "Serial No")
+_ORDER = {label: i for i, label in enumerate(LABELS)}
+
+# The records each driver prints: (required names, optional names).
+_SD = ("Soft Errors", "Hard Errors", "Transport Errors", "Vendor",
+       "Product", "Revision", "Serial No", "Size", "Media Error",
+       "Device Not Ready", "No Device", "Recoverable", "Illegal Request",
+       "Predictive Failure Analysis")
+LAYOUTS = {
+    "sd": (_SD, ("Model", "Non-Aligned Writes")),
+    "cmdk": (("Soft Errors", "Hard Errors", "Transport Errors", "Model",
+              "Revision", "Serial No", "Size", "Media Error",
+              "Device Not Ready", "No Device", "Recoverable",
+              "Illegal Request"), ()),
+    "vdc": (("Soft Errors", "Transport Errors", "Protocol Errors", "Vendor",
+             "Product", "Size"), ()),
+    "st": (_SD[:7], ()),
+}
+
+_LABEL = re.compile(r"(?<!\S)(%s):(?!\S)"
+                    % "|".join(re.escape(label) for label in LABELS))
+_START = re.compile(r"^\s*(\S+)\s+Soft Errors:(?!\S)")
+# A device name as iostat prints it: sd12, c0t5000CCA0496E6F8Dd0, rmt/0.
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.,:@/+-]*$")
+_TAPE = re.compile(r"^(?:rmt/[0-9]+|st[0-9]+)$")
+_COUNT = re.compile(r"^[0-9]+$")
+_SIZE = re.compile(r"^([0-9]+\.[0-9]+)GB <([0-9]+) bytes>$")
 
 
 @dataclass
 class IostatDisk:
     name: str
-    vendor: str
-    product: str
-    revision: str
-    serial: str             # at most 15 characters
+    vendor: Optional[str]       # as printed, blank padding kept
+    product: Optional[str]      # as printed, at most 16 characters
+    revision: Optional[str]
+    serial: Optional[str]       # at most 16 characters (sd: 15); None: none
     size_bytes: Optional[int]
-    hard_errors: int
+    hard_errors: Optional[int]
     transport_errors: int
+    soft_errors: int = 0
+    model: Optional[str] = None                    # cmdk only
+    errors: Dict[str, int] = field(default_factory=dict)   # every counter
+    device_id: Optional[str] = None                # iostat -Ei only
+
+    @property
+    def inquiry(self) -> Optional[Tuple[str, str]]:
+        """(vendor, product) when they are the 8 and 16 INQUIRY bytes as
+        sd holds them; None for unpadded values (blkdev, or a copy whose
+        blanks were collapsed), which must not be used as a key."""
+        if self.vendor is not None and self.product is not None and \
+                len(self.vendor) == 8 and len(self.product) == 16:
+            return self.vendor, self.product
+        return None
 
 
-def _record(name: str, text: str) -> IostatDisk:
+def _fail(field_name: str, reason: str) -> ParseError:
+    return ParseError(COMMAND, field_name, reason)
+
+
+def _check_free(line: str, number: int, where: str) -> None:
+    """A line outside every record must not hold a record's names."""
+    m = _LABEL.search(line)
+    if m:
+        raise _fail(m.group(1), "line %d: '%s' %s, outside any device "
+                    "record (the line naming the device is missing)"
+                    % (number, m.group(1), where))
+
+
+def _layout(name: str, labels: List[str]) -> str:
+    if "Protocol Errors" in labels:
+        return "vdc"
+    if "Model" in labels and "Vendor" not in labels:
+        return "cmdk"
+    if _TAPE.match(name):
+        return "st"
+    return "sd"
+
+
+def _text_value(raw: str, label: str, name: str, line: int) -> str:
+    """The value between `Label:` and the next name: iostat prints one
+    blank after the colon and one after the value, then maybe a line
+    break; everything else belongs to the value."""
+    head, _, tail = raw.partition("\n")
+    if tail.strip():
+        raise _fail(label, "unexpected text %r after the %s of %s "
+                    "(line %d)" % (tail.strip()[:40], label, name, line))
+    if head.startswith(" "):
+        head = head[1:]
+    if head.endswith(" "):
+        head = head[:-1]
+    return head
+
+
+def _record(name: str, lines: List[str], first: int,
+            last_record: bool) -> IostatDisk:
+    """One device's record: `lines` from the line naming the device up to
+    the next record; `first` is the 0-based number of that line."""
+    text = "\n".join(lines)
+    found = list(_LABEL.finditer(text))
+    labels = [m.group(1) for m in found]
+
+    def line_of(pos: int) -> int:
+        return first + text.count("\n", 0, pos) + 1
+
+    for i, m in enumerate(found):
+        if labels.count(m.group(1)) > 1:
+            raise _fail(m.group(1), "line %d: '%s' twice in the record of "
+                        "%s: two records run together?"
+                        % (line_of(m.start()), m.group(1), name))
+        if i and _ORDER[m.group(1)] < _ORDER[labels[i - 1]]:
+            raise _fail(m.group(1), "line %d: '%s' after '%s' in the "
+                        "record of %s, iostat prints it before"
+                        % (line_of(m.start()), m.group(1), labels[i - 1],
+                           name))
+    # iostat -Ei prints the devid where the serial would be.
+    kinds = ["Serial No" if x == "Device Id" else x for x in labels]
+    driver = _layout(name, kinds)
+    required, optional = LAYOUTS[driver]
+    for label in kinds:
+        if label not in required and label not in optional:
+            raise _fail(label, "'%s' does not belong in the %s-style "
+                        "record of %s (line %d)"
+                        % (label, driver, name, first + 1))
+    missing = [label for label in required if label not in kinds]
+    if missing:
+        raise _fail(missing[0], "missing for %s: its record (line %d) "
+                    "ends after '%s'; was the output cut short or "
+                    "filtered?" % (name, first + 1, labels[-1]))
+
     values: Dict[str, str] = {}
-    pos = text.index("Soft Errors: ")
-    for i, key in enumerate(KEYS):
-        label = key + ": "
-        at = text.find(label, pos)
-        if at < 0:
-            raise ParseError("iostat -En", key, "missing for %s" % name)
-        start = at + len(label)
-        if i + 1 < len(KEYS):
-            nxt = text.find(KEYS[i + 1] + ": ", start)
-            if nxt < 0:
-                raise ParseError("iostat -En", KEYS[i + 1],
-                                 "missing for %s" % name)
+    for i, m in enumerate(found):
+        line = line_of(m.start())
+        if i + 1 < len(found):
+            raw = text[m.end():found[i + 1].start()]
         else:
-            nxt = len(text)
-        raw = text[start:nxt]
-        # Every entry ends with one blank, and a line break may follow.
-        if raw.endswith("\n"):
-            raw = raw[:-1]
-        if raw.endswith(" "):
-            raw = raw[:-1]
-        values[key] = raw
-        pos = nxt
-    size = _SIZE.match(values["Size"])
-    try:
-        hard = int(values["Hard Errors"])
-        transport = int(values["Transport Errors"])
-    except ValueError:
-        raise ParseError("iostat -En", "Hard Errors",
-                         "not a number for %s" % name)
-    if size is None:
-        raise ParseError("iostat -En", "Size", "unreadable for %s: %r"
-                         % (name, values["Size"][:40]))
-    return IostatDisk(name, values["Vendor"], values["Product"],
-                      values["Revision"], values["Serial No"],
-                      int(size.group(1)), hard, transport)
+            # The last value ends with its line; what follows is not
+            # iostat's (a prompt after the output is let through).
+            raw = text[m.end():].partition("\n")[0]
+            rest = lines[line - first:]
+            for j, extra in enumerate(rest):
+                if extra.strip() and not last_record:
+                    raise _fail("line %d" % (line + j + 1), "unexpected "
+                                "text between device records: %r"
+                                % extra.strip()[:60])
+        values[labels[i]] = _text_value(raw, m.group(1), name, line)
+
+    counters: Dict[str, int] = {}
+    for label, value in values.items():
+        if label in TEXT_LABELS:
+            if len(value) > 16:
+                raise _fail(label, "%r is longer than the 16 characters "
+                            "iostat prints for the %s of %s"
+                            % (value[:40], label, name))
+        elif label not in ("Size", "Device Id"):
+            if not _COUNT.match(value.strip()):
+                raise _fail(label, "not a count for %s: %r"
+                            % (name, value[:40]))
+            counters[label] = int(value.strip())
+    revision = values.get("Revision")
+    if revision is not None and len(revision) > 4 and \
+            len(values.get("Vendor", "")) == 8 and \
+            len(values.get("Product", "")) == 16:
+        # sd copies the 4 INQUIRY revision bytes next to the padded
+        # vendor and product: more is text that is not iostat's.
+        raise _fail("Revision", "%r is longer than the 4 INQUIRY "
+                    "characters sd keeps for %s" % (revision[:40], name))
+    size = _size(name, values.get("Size"))
+    serial = values.get("Serial No")
+    return IostatDisk(name, values.get("Vendor"), values.get("Product"),
+                      values.get("Revision"),
+                      serial.strip() or None if serial is not None else None,
+                      size, counters.get("Hard Errors"),
+                      counters["Transport Errors"],
+                      counters["Soft Errors"], values.get("Model"),
+                      counters, (values.get("Device Id") or "").strip()
+                      or None)
+
+
+def _size(name: str, value: Optional[str]) -> Optional[int]:
+    """`Size: 480.10GB <480103981056 bytes>`: iostat computes the GB from
+    the same byte count, so the two must agree."""
+    if value is None:
+        return None
+    m = _SIZE.match(value.strip())
+    if m is None:
+        raise _fail("Size", "unreadable for %s: %r" % (name, value[:40]))
+    size = int(m.group(2))
+    if abs(float(m.group(1)) * 1e9 - size) > max(1e7, size * 1e-6):
+        raise _fail("Size", "%sGB and %d bytes disagree for %s"
+                    % (m.group(1), size, name))
+    return size
 
 
 def parse_iostat_en(text: str) -> Dict[str, IostatDisk]:
-    """Parse `iostat -En`: five lines per disk.
+    """Parse `iostat -En` (or `-E`, sdN names): one record per device.
 
-    Sample (facts §14):
+    Sample (facts §14; every line but Size's ends with one blank):
 
-        c1t0d0           Soft Errors: 0 Hard Errors: 0 Transport Errors: 0
-        Vendor: ATA      Product: SAMSUNG MZ7LM480 Revision: 403Q \
-            Serial No: S2UJNX0J101234   (one line in the real output)
-        Size: 480.10GB <480103981056 bytes>
+        c0t55CD2E404C0D8D0Ed0 Soft Errors: 0 Hard Errors: 0 Transport ...
+        Vendor: ATA      Product: INTEL SSDSC2BA40 Revision: 0270 ...
+        Size: 400.09GB <400088457216 bytes>
         Media Error: 0 Device Not Ready: 0 No Device: 0 Recoverable: 0
         Illegal Request: 0 Predictive Failure Analysis: 0
     """
+    # A copy from a web page may carry no-break spaces for blanks.
+    lines = text.replace("\u00a0", " ").expandtabs(8).splitlines()
+    starts = [i for i, line in enumerate(lines) if _START.match(line)]
+    if not starts:
+        raise _fail("Soft Errors", "no device record (a line '<device> "
+                    "Soft Errors: ...') in the output")
+    for n in range(starts[0]):
+        _check_free(lines[n], n + 1, "before the first record")
     disks: Dict[str, IostatDisk] = {}
-    name: Optional[str] = None
-    chunk = []
-    for line in text.splitlines(True):
-        m = _START.match(line)
-        if m:
-            if name is not None:
-                disks[name] = _record(name, "".join(chunk))
-            name, chunk = m.group(1), []
-        elif name is None and line.strip():
-            raise ParseError("iostat -En", "Soft Errors",
-                             "unexpected line %r" % line[:60])
-        chunk.append(line)
-    if name is not None:
-        disks[name] = _record(name, "".join(chunk))
+    for k, start in enumerate(starts):
+        name = _START.match(lines[start]).group(1)
+        if not _NAME.match(name):
+            raise _fail("device name", "line %d: %r is not a device name "
+                        "as iostat prints it" % (start + 1, name[:40]))
+        if name in disks:
+            raise _fail("device name", "line %d: %s has two records"
+                        % (start + 1, name))
+        end = starts[k + 1] if k + 1 < len(starts) else len(lines)
+        disks[name] = _record(name, lines[start:end], start,
+                              k + 1 == len(starts))
     return disks
 
 

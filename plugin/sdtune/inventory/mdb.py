@@ -8,7 +8,9 @@ Two invocations cover any number of disks (facts §8):
 * the vid/pid pipeline prints the INQUIRY vendor, product and revision of
   every attached instance, in the same instance order but without numbers.
 
-Runs `mdb -k` (through the host) and parses; the parsers are pure.
+mdb may pad its lines with blanks to the terminal width; integers are
+hex (`0x200`) by default and decimal (`0t512`) under `::print -d`.  Runs
+`mdb -k` (through the host) and parses; the parsers are pure.
 """
 
 import re
@@ -32,7 +34,8 @@ REQUIRED = ("un_tgt_blocksize", "un_phy_blocksize", "un_saved_throttle",
 SHORT_MEMBERS = {"un_throttle", "un_saved_throttle", "un_min_throttle",
                  "un_busy_throttle", "un_reset_throttle_timeid"}
 
-_UNIT = re.compile(r"^un (\d+): ([0-9a-f]+)$")
+_UNIT = re.compile(r"^un ([0-9]+): ([0-9a-fA-F]+)$")
+_NUMBER = re.compile(r"^(-?)(0[xX][0-9a-fA-F]+|0[tT][0-9]+|[0-9]+)$")
 _MEMBER = re.compile(r"^    (un_[a-z0-9_]+) = (.*)$")
 _FOOTER = re.compile(r"^Processed (\d+) UN softstate entries$")
 _ENTRIES = re.compile(r"^(\d+) entries in sd_state table$")
@@ -70,15 +73,21 @@ class Inquiry:
 
 
 def _int(text: str, short: bool) -> Optional[int]:
-    """An mdb ::print integer: `0`, hex `0x1f`, or (signed bitfields) a
-    decimal; None for anything else (pointers with strings, structs)."""
-    text = text.strip()
-    if text.startswith("0x") and re.fullmatch(r"0x[0-9a-f]+", text):
-        value = int(text, 16)
-    elif re.fullmatch(r"-?[0-9]+", text):
-        value = int(text)
-    else:
+    """An mdb ::print integer: `0`, hex `0x1f` (the default), decimal
+    `0t31` (`::print -d`), or a plain decimal (signed bitfields); None
+    for anything else (pointers with strings, structs)."""
+    m = _NUMBER.match(text.strip())
+    if m is None:
         return None
+    digits = m.group(2)
+    if digits[:2].lower() == "0x":
+        value = int(digits[2:], 16)
+    elif digits[:2].lower() == "0t":
+        value = int(digits[2:])
+    else:
+        value = int(digits)
+    if m.group(1):
+        value = -value
     if short:
         value &= 0xFFFF
         value = value - 0x10000 if value & 0x8000 else value
@@ -114,6 +123,8 @@ def parse_sd_state(text: str) -> Dict[int, SdUnit]:
     seen_header = seen_footer = False
     slots = None
     for line in text.splitlines():
+        # mdb may pad lines with blanks to the terminal width.
+        line = line.rstrip()
         m = _UNIT.match(line)
         if m:
             instance, addr = int(m.group(1)), m.group(2)
@@ -157,23 +168,38 @@ _ARRAY_ELEMS = re.compile(r"^(inq_vid|inq_pid|inq_revision) = \[ (.*) \]$")
 _LENGTHS = {"inq_vid": 8, "inq_pid": 16, "inq_revision": 4}
 
 
+_ESCAPES = {"0": "\0", "n": "\n", "t": "\t", "r": "\r", "\\": "\\",
+            "'": "'", '"': '"'}
+
+
+def _element(item: str) -> str:
+    """One element: a character `'A'` (C notation for the others:
+    `'\\0'`, `'\\n'`, `'\\001'`, `'\\x01'`) or a number `0x1`, `0`."""
+    body = item[1:-1] if len(item) >= 3 and item[0] == item[-1] == "'" \
+        else None
+    if body is not None and len(body) == 1:
+        return body
+    if body is not None and body[:1] == "\\":
+        if body[1:] in _ESCAPES:
+            return _ESCAPES[body[1:]]
+        if re.fullmatch(r"[0-7]{1,3}", body[1:]):
+            return chr(int(body[1:], 8) & 0xFF)
+        if re.fullmatch(r"x[0-9a-fA-F]{1,2}", body[1:]):
+            return chr(int(body[2:], 16))
+    elif body is None and _NUMBER.match(item):
+        return chr((_int(item, False) or 0) & 0xFF)
+    raise ParseError("mdb inquiry pipeline", "inq element",
+                     "cannot read %r" % item[:40])
+
+
 def _elements(raw: str) -> str:
     """mdb's element-wise form `'A', 'T', 0x1, ...` back into bytes."""
     out = []
     for item in raw.split(", "):
         item = item.strip()
-        if len(item) >= 3 and item[0] == "'" and item[-1] == "'":
-            body = item[1:-1]
-            out.append(body.encode("latin-1").decode("unicode_escape")
-                       if body.startswith("\\") else body)
-        elif item == "...":
+        if item == "...":
             break
-        else:
-            try:
-                out.append(chr(int(item, 0) & 0xFF))
-            except ValueError:
-                raise ParseError("mdb inquiry pipeline", "inq element",
-                                 "cannot read %r" % item)
+        out.append(_element(item))
     return "".join(out)
 
 
@@ -189,6 +215,7 @@ def parse_inquiry(text: str) -> List[Inquiry]:
     records: List[Inquiry] = []
     pending: Dict[str, str] = {}
     for line in text.splitlines():
+        line = line.rstrip()
         if not line.strip():
             continue
         m = _ARRAY_STRING.match(line)

@@ -1,8 +1,18 @@
 """The ashift of every top-level vdev, from `zdb -C` (facts §12).
 
 Without a pool argument zdb dumps the cache file: every imported pool and
-its vdev tree.  ashift is printed only on top-level vdevs; each disk leaf
-below one gets that vdev's ashift.  Runs `zdb -C` through the host; the
+its vdev tree (`tank:`, or `tank` without the colon from older zdb,
+then the config 4 columns deeper); with one, the `MOS Configuration:`
+of that pool.  ashift is printed only on top-level vdevs; each disk leaf
+below one gets that vdev's ashift.  The same nvlist dump (libnvpair
+dump_nvlist(): `name: value`, `name:` opening a list 4 columns deeper,
+`name[i]:` array elements, a bare name for a boolean such as a feature
+`com.delphix:hole_birth`) is what `zdb -l` prints for each of a
+device's four labels under `LABEL n` banners.
+
+A string value is printed between single quotes; anything after the
+closing quote (an annotation someone added to a copy) is refused, as is
+an ashift that is not a number.  Runs `zdb -C` through the host; the
 parsers are pure.
 """
 
@@ -14,9 +24,18 @@ from ..errors import ParseError
 from ..host import Host
 from .command import output_of
 
-_LINE = re.compile(r"^( *)([^:]+?)(?:: (.*))?(:)?$")
 _LEAF = re.compile(r"^/dev/dsk/(c[0-9]+(?:t[0-9A-Fa-f]+)?d[0-9]+)"
                    r"((?:s|p)[0-9]+)?$")
+_BANNER = re.compile(r"^-{20,}\s*$")
+_LABEL = re.compile(r"^LABEL ([0-9]+)\s*$")
+_LABEL_FAILED = re.compile(r"^failed to (?:read|unpack) label ([0-9]+)\s*$")
+_POOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.: -]*$")
+_ASHIFT_LINE = re.compile(r"^\s*ashift: (.*?)\s*$")
+# Top-level slots that hold no disk: a removed log (hole), a removed
+# device whose data was copied elsewhere (indirect).
+_NO_DISKS = ("hole", "indirect", "missing")
+# `zdb -C pool` names its dumps instead of the pool.
+_CONFIG_TITLES = ("MOS Configuration", "Cached configuration")
 
 
 @dataclass
@@ -25,6 +44,8 @@ class NvNode:
 
     values: Dict[str, str] = field(default_factory=dict)
     children: List[Tuple[str, "NvNode"]] = field(default_factory=list)
+    lines: Dict[str, int] = field(default_factory=dict)   # value -> line
+    line: int = 0                                       # where it opened
 
     def child(self, name: str) -> Optional["NvNode"]:
         for key, node in self.children:
@@ -33,30 +54,56 @@ class NvNode:
         return None
 
 
-def parse_nvlist_dump(text: str, command: str = "zdb -C") -> NvNode:
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def parse_nvlist_dump(text: str, command: str = "zdb -C",
+                      first_line: int = 1) -> NvNode:
     """dump_nvlist(): `name: value`, `name:` opening a nested list whose
-    members sit 4 spaces deeper, `name[i]:` array elements, bare names."""
+    members sit deeper, `name[i]:` array elements, bare names.  A bare
+    name followed by deeper lines opens a list too (older zdb printed
+    the pool name without a colon)."""
+    lines = text.expandtabs(8).splitlines()
+    # The indentation of the next non-blank line after each line.
+    next_indent = [-1] * len(lines)
+    upcoming = -1
+    for k in range(len(lines) - 1, -1, -1):
+        next_indent[k] = upcoming
+        if lines[k].strip():
+            upcoming = _indent(lines[k])
     root = NvNode()
     stack: List[Tuple[int, NvNode]] = [(-1, root)]
-    for n, line in enumerate(text.splitlines(), 1):
+    for k, line in enumerate(lines):
+        number = first_line + k
         if not line.strip():
             continue
-        indent = len(line) - len(line.lstrip(" "))
+        indent = _indent(line)
         body = line.strip()
-        while stack and stack[-1][0] >= indent:
+        while stack[-1][0] >= indent:
             stack.pop()
-        if not stack:
-            raise ParseError(command, "line %d" % n, "bad indentation")
         parent = stack[-1][1]
-        if body.endswith(":") and ": " not in body:
-            node = NvNode()
-            parent.children.append((body[:-1], node))
+        opens = next_indent[k] > indent and ": " not in body
+        if opens or (body.endswith(":") and ": " not in body):
+            name = body[:-1] if body.endswith(":") else body
+            node = NvNode(line=number)
+            parent.children.append((name, node))
             stack.append((indent, node))
         elif ": " in body:
             key, _, value = body.partition(": ")
+            if value.startswith("'") and \
+                    (len(value) < 2 or not value.endswith("'")):
+                closing = value.find("'", 1)
+                raise ParseError(command, key, "line %d: %s" % (
+                    number, "text after the quoted value: %r"
+                    % value[closing + 1:].strip()[:40] if closing > 0 else
+                    "a quoted value without its closing quote: %r"
+                    % value[:40]))
             parent.values[key] = value
+            parent.lines[key] = number
         else:
             parent.values[body] = "true"
+            parent.lines[body] = number
     return root
 
 
@@ -78,8 +125,7 @@ def _str(value: Optional[str]) -> str:
 
 def _leaves(node: NvNode) -> List[str]:
     out = []
-    path = _str(node.values.get("path"))
-    m = _LEAF.match(path)
+    m = _LEAF.match(_str(node.values.get("path")))
     if m:
         out.append(m.group(1))
     for key, child in node.children:
@@ -88,26 +134,47 @@ def _leaves(node: NvNode) -> List[str]:
     return out
 
 
+def _paths(node: NvNode) -> List[str]:
+    out = [_str(node.values["path"])] if "path" in node.values else []
+    for key, child in node.children:
+        if key.startswith("children["):
+            out += _paths(child)
+    return out
+
+
+def _number(node: NvNode, name: str, command: str, what: str) -> int:
+    value = node.values.get(name)
+    if value is None:
+        raise ParseError(command, name, "missing on %s" % what)
+    if not re.fullmatch(r"[0-9]+", value):
+        raise ParseError(command, name, "line %d: not a number on %s: %r"
+                         % (node.lines[name], what, value[:40]))
+    return int(value)
+
+
 def top_vdevs(pool: str, config: NvNode, command: str) -> List[TopVdev]:
     tree = config.child("vdev_tree")
     if tree is None:
         raise ParseError(command, "vdev_tree", "missing for pool %s" % pool)
     tops = []
     for key, child in tree.children:
-        if not key.startswith("children["):
+        m = re.fullmatch(r"children\[([0-9]+)\]", key)
+        if not m:
             continue
-        ashift = child.values.get("ashift")
-        if ashift is None or not ashift.isdigit():
-            raise ParseError(command, "ashift", "missing on top-level vdev "
-                             "%s of pool %s" % (key, pool))
-        tops.append(TopVdev(pool, int(key[9:-1]), _str(child.values.get(
-            "type")), int(ashift), child.values.get("is_log") == "1",
-            _leaves(child)))
+        vtype = _str(child.values.get("type"))
+        if vtype in _NO_DISKS:
+            continue
+        what = "top-level vdev %s of pool %s" % (key, pool)
+        ashift = _number(child, "ashift", command, what)
+        tops.append(TopVdev(pool, int(m.group(1)), vtype, ashift,
+                            child.values.get("is_log") == "1",
+                            _leaves(child)))
     return tops
 
 
 def parse_zdb_cachefile(text: str) -> Dict[str, List[TopVdev]]:
-    """Parse `zdb -C` without a pool (the cache-file form).
+    """Parse `zdb -C` without a pool (the cache-file form), or with one
+    (its `MOS Configuration:`).
 
     Sample (facts §12.2, cache-file form):
 
@@ -123,14 +190,114 @@ def parse_zdb_cachefile(text: str) -> Dict[str, List[TopVdev]]:
                         type: 'disk'
                         path: '/dev/dsk/c0t5000CCA0496E6F8Dd0s0'
     """
-    root = parse_nvlist_dump(text)
+    root = parse_nvlist_dump(text.replace("\u00a0", " "))
+    if root.values:
+        first = min(root.values, key=lambda k: root.lines[k])
+        raise ParseError("zdb -C", "line %d" % root.lines[first],
+                         "%r is not part of a pool's configuration"
+                         % first[:60])
     pools: Dict[str, List[TopVdev]] = {}
     for name, config in root.children:
+        if not _POOL_NAME.match(name):
+            raise ParseError("zdb -C", "line %d" % config.line,
+                             "%r is not a pool name" % name[:60])
+        if name in _CONFIG_TITLES:
+            name = _str(config.values.get("name"))
+            if not name or name in pools:
+                continue        # -CC: the cached copy, then the MOS one
         pools[name] = top_vdevs(name, config, "zdb -C")
-    if root.values:
-        raise ParseError("zdb -C", "pool", "unexpected top-level line %r"
-                         % next(iter(root.values)))
     return pools
+
+
+@dataclass
+class ZdbLabel:
+    """One vdev label as `zdb -l DEVICE` prints it.
+
+    `paths` are the device paths the pool last recorded for the leaves
+    of the label's top-level vdev: they may name another device than
+    the one the label was read from (a disk renamed since), so they are
+    not reported as disks."""
+
+    number: int
+    pool: str
+    version: int
+    top_index: int
+    type: str
+    ashift: int
+    is_log: bool
+    paths: List[str]
+
+
+def parse_zdb_label(text: str, command: str = "zdb -l"
+                    ) -> Dict[int, ZdbLabel]:
+    """Parse `zdb -l DEVICE`: label number -> the label's pool and its
+    top-level vdev.  Labels zdb could not read are absent.
+
+    Sample (a label of a version 28 pool, before feature flags):
+
+        --------------------------------------------
+        LABEL 0
+        --------------------------------------------
+            version: 28
+            name: 'syspool'
+            vdev_tree:
+                type: 'disk'
+                id: 0
+                path: '/dev/dsk/c3t2048d0s0'
+                ashift: 9
+    """
+    lines = text.expandtabs(8).splitlines()
+    heads = [k for k, line in enumerate(lines)
+             if _LABEL.match(line) and k > 0 and _BANNER.match(lines[k - 1])
+             and k + 1 < len(lines) and _BANNER.match(lines[k + 1])]
+    if not heads:
+        raise ParseError(command, "LABEL", "no 'LABEL n' banner in the "
+                         "output")
+    labels: Dict[int, ZdbLabel] = {}
+    for n, head in enumerate(heads):
+        number = int(_LABEL.match(lines[head]).group(1))
+        end = heads[n + 1] - 1 if n + 1 < len(heads) else len(lines)
+        body = lines[head + 2:end]
+        if any(_LABEL_FAILED.match(line) for line in body):
+            continue
+        config = parse_nvlist_dump("\n".join(body), command, head + 3)
+        for k, line in enumerate(body):
+            if line.strip() and _indent(line) == 0:
+                raise ParseError(command, "line %d" % (head + 3 + k),
+                                 "%r is not part of label %d (was the "
+                                 "copy cut or annotated?)"
+                                 % (line.strip()[:40], number))
+        what = "label %d" % number
+        tree = config.child("vdev_tree")
+        if tree is None:
+            raise ParseError(command, "vdev_tree", "missing in " + what)
+        labels[number] = ZdbLabel(
+            number, _str(config.values.get("name")),
+            _number(config, "version", command, what),
+            _number(tree, "id", command, what),
+            _str(tree.values.get("type")),
+            _number(tree, "ashift", command, what),
+            tree.values.get("is_log") == "1", _paths(tree))
+    return labels
+
+
+def parse_zdb_ashifts(text: str, command: str = "zdb") -> List[int]:
+    """Every `ashift: N` line of zdb output, in order, as `zdb | grep
+    ashift` shows them.  Which pool or vdev each belongs to is not in
+    such output; the other lines (a prompt, the command) are skipped."""
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        m = _ASHIFT_LINE.match(line)
+        if m is None:
+            continue
+        if not re.fullmatch(r"[0-9]+", m.group(1)):
+            raise ParseError(command, "ashift", "line %d: not a number: %r"
+                             % (n, m.group(1)[:40]))
+        out.append(int(m.group(1)))
+    if not out:
+        raise ParseError(command, "ashift", "no 'ashift:' line in the "
+                         "output")
+    return out
 
 
 def ashift_by_disk(pools: Dict[str, List[TopVdev]]

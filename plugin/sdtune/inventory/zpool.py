@@ -1,21 +1,46 @@
 """Pool membership of every disk, from `zpool status` (facts §13).
 
 For each pool: which disks are data members (and of which top-level
-vdev), logs, cache devices and spares.  Runs `zpool status` through the
-host; the parser is pure.
+vdev), logs, cache devices and spares.  zpool_main.c prints one section
+per pool (`  pool:`, ` state:`, maybe `status:`/`action:`/`see:` with
+continuation lines, `  scan:` with progress lines, `config:`), then the
+config table: a TAB, the NAME/STATE/READ/WRITE/CKSUM header, and one
+row per vdev whose name is indented two columns per level below the
+pool (print_status_config()), with class headers `logs`, `cache`,
+`spares`, `special` and `dedup` at the pool's level.  Interior vdevs are
+mirror-N, raidzP-N, replacing-N (the device being replaced shows as
+`<name>/old`) and spare-N; a missing device is printed as its guid with
+`was <path>`; spares show AVAIL or INUSE without counters; a row may end
+in a note (`too many errors`, `(resilvering)`).
+
+The tree is read from the indentation relative to the NAME header, so
+tabs expanded to spaces and a copy indented as a whole read the same;
+a copy whose indentation was lost is refused (ParseError), because the
+tree cannot then be told from the names.  Runs `zpool status` through
+the host; the parser is pure.
 """
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from ..errors import ParseError
 from ..host import Host
 from .command import output_of
 
+COMMAND = "zpool status"
 CLASS_HEADERS = {"logs": "log", "cache": "cache", "spares": "spare",
                  "special": "special", "dedup": "dedup"}
 _DISK = re.compile(r"^(c[0-9]+(?:t[0-9A-Fa-f]+)?d[0-9]+)((?:s|p)[0-9]+)?$")
+_POOL = re.compile(r"^\s*pool: (\S+)\s*$")
+_STATE = re.compile(r"^\s*state: (\S+)\s*$")
+_HEADER = re.compile(r"^(\s*)NAME\s+STATE\s+READ\s+WRITE\s+CKSUM(\s|$)")
+# Lines that end the config table (a new section or the errors line).
+_SECTION = re.compile(r"^\s*(?:pool|state|status|action|see|scan|config|"
+                      r"errors|remove|checkpoint|dedup):")
+_WAS = re.compile(r"\bwas (\S+)")
+# zfs_nicenum(): 0, 12, 1.05K; exact with -p.
+_COUNT = re.compile(r"^[0-9]+(?:\.[0-9]+)?[KMGTPEZ]?$")
 
 
 @dataclass
@@ -25,6 +50,17 @@ class PoolMember:
     role: str               # data, log, cache, spare, special, dedup
     top: str                # top-level vdev name (mirror-0, or the disk)
     state: str
+    name: str = ""          # the row as printed (c1t4d0/old, a guid)
+    parent: Optional[str] = None    # the vdev right above (replacing-4)
+
+
+@dataclass
+class TopLevel:
+    """A top-level vdev row (or a cache device or spare)."""
+
+    name: str
+    role: str
+    state: str
 
 
 @dataclass
@@ -32,22 +68,91 @@ class Pool:
     name: str
     state: str
     members: List[PoolMember] = field(default_factory=list)
+    vdevs: List[TopLevel] = field(default_factory=list)
 
 
-def _rows(lines: List[str], start: int, pool: str):
-    """Config rows after the NAME header: (depth, name, state)."""
-    for line in lines[start:]:
-        if not line.strip():
-            return
-        if not line.startswith("\t"):
-            raise ParseError("zpool status", "config",
-                             "row without a TAB in pool %s: %r"
-                             % (pool, line[:60]))
-        body = line[1:].rstrip("\t")
-        stripped = body.lstrip(" ")
-        depth = len(body) - len(stripped)
-        parts = stripped.split()
-        yield depth, parts[0], parts[1] if len(parts) > 1 else ""
+def _fail(field_name: str, reason: str) -> ParseError:
+    return ParseError(COMMAND, field_name, reason)
+
+
+def _disk_of(name: str, note: str) -> Optional[Tuple[str, Optional[str]]]:
+    """The disk a row stands for: its name (`/dev/dsk/` and `/old`
+    removed), or for a missing device the path after `was`."""
+    for candidate in (name, *_WAS.findall(note)):
+        if candidate.endswith("/old"):
+            candidate = candidate[:-4]
+        for prefix in ("/dev/dsk/", "/dev/rdsk/"):
+            if candidate.startswith(prefix):
+                candidate = candidate[len(prefix):]
+        m = _DISK.match(candidate)
+        if m:
+            return m.group(1), m.group(2)
+    return None
+
+
+def _config(lines: List[str], header: int, pool: Pool) -> int:
+    """Read the table whose NAME header is lines[header]; return the
+    index of the first line after it."""
+    base = len(_HEADER.match(lines[header]).group(1))
+    role = None
+    stack: List[Tuple[int, str]] = []       # (depth, name) above this row
+    i = header + 1
+    while i < len(lines):
+        line = lines[i]
+        if not line.strip() or _SECTION.match(line):
+            break
+        indent = len(line) - len(line.lstrip(" "))
+        depth = indent - base
+        parts = line.split()
+        name, rest = parts[0], parts[1:]
+        where = "line %d" % (i + 1)
+        if depth < 0 or depth % 2:
+            raise _fail("NAME", "%s: %r is not indented under the NAME "
+                        "header of pool %s" % (where, name, pool.name))
+        if depth == 0:
+            if name == pool.name and rest and role is None:
+                role = "data"
+            elif name in CLASS_HEADERS and not rest and role is not None:
+                role = CLASS_HEADERS[name]
+            else:
+                raise _fail("NAME", "%s: %r at the indentation of the "
+                            "pool name in pool %s; the vdev tree cannot be "
+                            "told (was the indentation lost?)"
+                            % (where, name, pool.name))
+            stack = []
+            i += 1
+            continue
+        if role is None:
+            raise _fail("NAME", "%s: vdev %r comes before the row of pool "
+                        "%s itself" % (where, name, pool.name))
+        if not rest:
+            raise _fail("STATE", "%s: vdev %r of pool %s has no state"
+                        % (where, name, pool.name))
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        if (stack[-1][0] if stack else 0) != depth - 2:
+            raise _fail("NAME", "%s: %r is indented deeper than a child "
+                        "of the row above" % (where, name))
+        state = rest[0]
+        if role != "spare" and (len(rest) < 4 or not all(
+                _COUNT.match(count) for count in rest[1:4])):
+            raise _fail("READ WRITE CKSUM", "%s: no error counts for %r "
+                        "in pool %s" % (where, name, pool.name))
+        note = " ".join(rest[1:] if role == "spare" else rest[4:])
+        top = stack[0][1] if stack else name
+        if depth == 2:
+            pool.vdevs.append(TopLevel(name, role, state))
+        disk = _disk_of(name, note)
+        if disk is not None:
+            pool.members.append(PoolMember(
+                disk[0], disk[1], role, top, state, name,
+                stack[-1][1] if stack else None))
+        stack.append((depth, name))
+        i += 1
+    if role is None:
+        raise _fail("config", "no row for pool %s under the NAME header"
+                    % pool.name)
+    return i
 
 
 def parse_zpool_status(text: str) -> Dict[str, Pool]:
@@ -74,50 +179,38 @@ def parse_zpool_status(text: str) -> Dict[str, Pool]:
     pools: Dict[str, Pool] = {}
     if text.strip() == "no pools available":
         return pools
-    lines = text.splitlines()
+    # A copy from a web page may carry no-break spaces for blanks.
+    lines = text.replace("\u00a0", " ").expandtabs(8).splitlines()
     i = 0
     while i < len(lines):
-        m = re.match(r"^  pool: (\S+)$", lines[i])
+        m = _POOL.match(lines[i])
         if not m:
             i += 1
             continue
         name = m.group(1)
-        state_m = re.match(r"^ state: (\S+)", lines[i + 1]) \
-            if i + 1 < len(lines) else None
+        if name in pools:
+            raise _fail("pool", "line %d: pool %s shown twice"
+                        % (i + 1, name))
+        state_m = _STATE.match(lines[i + 1]) if i + 1 < len(lines) else None
         if state_m is None:
-            raise ParseError("zpool status", "state",
-                             "missing for pool %s" % name)
+            raise _fail("state", "missing for pool %s (line %d)"
+                        % (name, i + 2))
         pool = Pool(name, state_m.group(1))
         j = i + 2
-        while j < len(lines) and not lines[j].startswith("\tNAME"):
-            if re.match(r"^  pool: ", lines[j]):
+        while j < len(lines) and not _HEADER.match(lines[j]):
+            if _POOL.match(lines[j]):
                 break
+            if re.match(r"^\s*config: The configuration cannot be "
+                        r"determined", lines[j]):
+                raise _fail("config", "zpool cannot determine the "
+                            "configuration of pool %s" % name)
             j += 1
-        if j >= len(lines) or not lines[j].startswith("\tNAME"):
-            raise ParseError("zpool status", "config",
-                             "no NAME header for pool %s" % name)
-        role, top = "data", None
-        for depth, vname, vstate in _rows(lines, j + 1, name):
-            if depth == 0:
-                if vname == name:
-                    role = "data"
-                elif vname in CLASS_HEADERS:
-                    role = CLASS_HEADERS[vname]
-                else:
-                    raise ParseError("zpool status", "NAME",
-                                     "unexpected row %r in pool %s"
-                                     % (vname, name))
-                continue
-            if depth == 2:
-                top = vname
-            dm = _DISK.match(vname)
-            if dm:
-                pool.members.append(PoolMember(dm.group(1), dm.group(2),
-                                               role, top or vname, vstate))
+        if j >= len(lines) or not _HEADER.match(lines[j]):
+            raise _fail("config", "no NAME header for pool %s" % name)
+        i = _config(lines, j, pool)
         pools[name] = pool
-        i = j + 1
     if not pools and text.strip():
-        raise ParseError("zpool status", "pool", "no pool found in output")
+        raise _fail("pool", "no pool found in output")
     return pools
 
 
