@@ -6,7 +6,8 @@
 #                tools alone)
 #   make check   install the test dependencies if needed, run every test
 #   make bench   benchmarks, printed as times and ratios
-#   make fuzz    fuzz the sd.conf engine with 100,000 inputs
+#   make fuzz    fuzz the sd.conf engine and every importer and parser,
+#                100,000 inputs each (about 15 minutes on 2 CPUs)
 #   make faults  EIO, ENOSPC and SIGKILL at every write, fsync and rename
 #                of apply and rollback; sd.conf must stay old or new
 #   make install DESTDIR=... PREFIX=/usr
@@ -78,8 +79,8 @@ bench: engine
 	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_certify.py
 
 # make fuzz: the sd.conf engine, then every importer and command-output
-# parser (tests/fuzz/fuzz_inputs.py: 13 targets, FUZZ_INPUTS inputs each;
-# 100,000 by default: about 13 minutes in all on 2 CPUs).  COUNT=n (or
+# parser (tests/fuzz/fuzz_inputs.py: 15 targets, FUZZ_INPUTS inputs each;
+# 100,000 by default: about 15 minutes in all on 2 CPUs).  COUNT=n (or
 # FUZZ_INPUTS=n) scales both; a failure exits 1.
 fuzz: FUZZ_COUNT = $(or $(COUNT),$(FUZZ_INPUTS))
 fuzz: deps

@@ -1,19 +1,22 @@
 """Fuzz every importer and command-output parser: any text ends in a
 result or an SdtuneError (ParseError is one) whose message reads like
-sdtune's ("cannot ...", no Python exception text).  Never a crash.
+sdtune's ("cannot ...", no Python exception text, no value of the input
+echoed whole).  Never a crash, never a hang.
 
 Targets, all pure (text in): parse_vdbench, parse_fio, detect_format,
 classify and the whole `sdtune infer` path (cmd_infer into a string, its
 --json output strict JSON); parse_iostat_en, parse_zpool_status,
-parse_nvlist_dump, parse_zdb_cachefile, parse_diskinfo_chp,
-parse_sd_state, parse_inquiry and parse_path_to_inst.
+parse_nvlist_dump, parse_zdb_cachefile, parse_zdb_label,
+parse_zdb_ashifts, parse_diskinfo_chp, parse_sd_state, parse_inquiry and
+parse_path_to_inst.
 
-Run by `make fuzz` and, with a small count, by the test suite.  Usage:
+Run by `make fuzz` and, with a small count, by the test suite
+(tests/unit/test_fuzz_inputs.py).  Usage:
 
     python3 tests/fuzz/fuzz_inputs.py [COUNT] [--seed N] [--jobs N]
         [--target NAME ...] [--no-minimize]
 
-COUNT inputs per target (100,000 by default: about 11 minutes for the 13
+COUNT inputs per target (100,000 by default: about 13 minutes for the 15
 targets on 2 CPUs), split over the CPUs.  Inputs come from
 hypothesis: the real outputs under tests/fixtures/ (globbed, so new
 fixtures join by themselves) mutated the way files get damaged (bytes
@@ -68,7 +71,8 @@ from sdtune.inventory.diskinfo import parse_diskinfo_chp  # noqa: E402
 from sdtune.inventory.iostat import parse_iostat_en  # noqa: E402
 from sdtune.inventory.mdb import parse_inquiry, parse_sd_state  # noqa
 from sdtune.inventory.zdb import (parse_nvlist_dump,  # noqa: E402
-                                  parse_zdb_cachefile)
+                                  parse_zdb_ashifts, parse_zdb_cachefile,
+                                  parse_zdb_label)
 from sdtune.inventory.zpool import parse_zpool_status  # noqa: E402
 
 # Python's own words: an error message holding one of these leaked an
@@ -81,6 +85,9 @@ TELLTALES = ("object has no attribute", "invalid literal", "could not "
 # A parser that takes this long on one input hangs (or is quadratic on a
 # damaged file): a failure too.
 HANG_SECONDS = 20
+# An error message names at most a dozen runs, each cut short: longer, it
+# echoes a value of the input whole (the mutations plant 5000 characters).
+MAX_MESSAGE = 5000
 # Inputs per hypothesis run: small enough to share the targets evenly
 # between the processes.
 CHUNK = 2500
@@ -131,6 +138,34 @@ PATH_TO_INST = (
     '"/pci@0,0/pci15ad,1976@10/sd@0,0" 1 "sd"\n'
     '"/pci@0,0/pci8086,2829@d/disk@0,0" 2 "sd"\n'
     '"/pci@0,0/pci8086,2829@d" 0 "ahci"\n')
+# `zdb -l` of a mirror member of a feature-flags pool: four labels, the
+# last one unreadable.
+_ZDB_LABEL_BODY = (
+    "    version: 5000\n    name: 'tank'\n    state: 0\n    txg: 1234\n"
+    "    pool_guid: 11891920664759662147\n    hostid: 9405301\n"
+    "    hostname: 'omnios'\n    top_guid: 15601091898902222674\n"
+    "    guid: 4405012396563853530\n    vdev_children: 2\n"
+    "    vdev_tree:\n        type: 'mirror'\n        id: 0\n"
+    "        guid: 15601091898902222674\n        metaslab_array: 256\n"
+    "        metaslab_shift: 33\n        ashift: 12\n"
+    "        asize: 4000771620864\n        is_log: 0\n"
+    "        create_txg: 4\n        children[0]:\n"
+    "            type: 'disk'\n            id: 0\n"
+    "            guid: 4405012396563853530\n"
+    "            path: '/dev/dsk/c0t5000CCA0496E6F8Dd0s0'\n"
+    "            devid: 'id1,sd@n5000cca0496e6f8d/a'\n"
+    "            whole_disk: 1\n            create_txg: 4\n"
+    "        children[1]:\n            type: 'disk'\n            id: 1\n"
+    "            guid: 9013211760044392017\n"
+    "            path: '/dev/dsk/c0t5000CCA0496E7A11d0s0'\n"
+    "            whole_disk: 1\n            create_txg: 4\n"
+    "    features_for_read:\n        com.delphix:hole_birth\n"
+    "        com.delphix:embedded_data\n")
+_ZDB_BANNER = "-" * 36 + "\n"
+ZDB_LABELS = "".join(
+    _ZDB_BANNER + "LABEL %d\n" % n + _ZDB_BANNER + _ZDB_LABEL_BODY
+    for n in range(3)) + _ZDB_BANNER + "LABEL 3\n" + _ZDB_BANNER + \
+    "failed to unpack label 3\n"
 INQUIRY_ELEMENTS = (
     "inq_vid = [ 'A', 'T', 'A', ' ', ' ', ' ', ' ', ' ' ]\n"
     "inq_pid = [ 'S', 'A', 'M', 'S', 'U', 'N', 'G', ' ', 'M', 'Z', '7', "
@@ -511,7 +546,12 @@ NVLIST_TOKENS = [
     "                path: '/dev/dsk/c0t5000CCA0496E6F8Dd0s0'\n",
     "MOS Configuration:\n", "    com.delphix:has_per_vdev_zaps\n",
     "    ", ":", ": ", "children[", "]", "ashift: \u00b2\n",
-    "children[x]:\n", "children[99999999999999999999]:\n", "'", "\n", " "]
+    "children[x]:\n", "children[99999999999999999999]:\n", "'", "\n", " ",
+    _ZDB_BANNER, "LABEL 0\n", "LABEL 1\n", "LABEL ", "\u00b2",
+    "failed to unpack label 2\n", "failed to read label 1\n",
+    "    version: 28\n", "    id: 0\n", "    ashift: 9\n",
+    "                ashift: 9\n", "ashift: ", "bloody$ zdb | grep ashift\n",
+    "    features_for_read:\n", "        com.delphix:hole_birth\n"]
 DISKINFO_TOKENS = [
     "SCSI", "USB", "NVME", "-", "c0t55CD2E404C0D8D0Ed0", "c2t0d0", "INTEL",
     "SSDSC2BA400G3", "400088457216", "??-S", "----", "--R-", "FL??",
@@ -567,8 +607,8 @@ def _read_formats() -> Dict[str, Format]:
                                  inventory + "*iostat*"), IOSTAT_TOKENS),
         "zpool": Format(_corpus("realworld/zpool-status/**/*",
                                 inventory + "*zpool*"), ZPOOL_TOKENS),
-        "zdb": Format(_corpus("realworld/zdb/**/*", inventory + "*zdb*"),
-                      NVLIST_TOKENS),
+        "zdb": Format(_corpus("realworld/zdb/**/*", inventory + "*zdb*")
+                      + [ZDB_LABELS], NVLIST_TOKENS),
         "diskinfo": Format(_corpus("realworld/diskinfo/**/*",
                                    inventory + "*diskinfo*")
                            + [DISKINFO_CHP], DISKINFO_TOKENS),
@@ -689,6 +729,8 @@ TARGETS = [
     Target("parse_zpool_status", parse_zpool_status, "zpool"),
     Target("parse_nvlist_dump", parse_nvlist_dump, "zdb"),
     Target("parse_zdb_cachefile", parse_zdb_cachefile, "zdb"),
+    Target("parse_zdb_label", parse_zdb_label, "zdb"),
+    Target("parse_zdb_ashifts", parse_zdb_ashifts, "zdb"),
     Target("parse_diskinfo_chp", parse_diskinfo_chp, "diskinfo"),
     Target("parse_sd_state", parse_sd_state, "sd_state"),
     Target("parse_inquiry", parse_inquiry, "inquiry"),
@@ -743,6 +785,8 @@ def _message_fault(message: str, text: str) -> Optional[str]:
     itself holds may be quoted back: they are not Python's."""
     if not message.startswith("cannot "):
         return "message does not start with 'cannot '"
+    if len(message) > MAX_MESSAGE:
+        return "message longer than %d characters" % MAX_MESSAGE
     for word in TELLTALES:
         if word in message and word not in text:
             return "message holds Python text %r" % word
@@ -953,6 +997,13 @@ def _minimize_worker(args):
     return name, sig, value, failure
 
 
+def _cut(line: str) -> str:
+    """A line of the report, a message that runs on cut short."""
+    if len(line) <= 600:
+        return line
+    return line[:600] + "... (%d characters)" % len(line)
+
+
 Minimal = Dict[Tuple[str, str], Tuple[Any, dict]]
 
 
@@ -969,11 +1020,11 @@ def report(outcomes: Dict[str, Outcome], minimal: Minimal) -> List[str]:
             lines.append("FAIL %s: %s (%d inputs)" % (name, sig,
                                                       item["count"]))
             if failure["detail"]:
-                lines.append("  says: %s" % failure["detail"])
+                lines.append("  says: %s" % _cut(failure["detail"]))
             lines.append("  minimal input: %s" % _show(target, value))
             if failure["traceback"]:
-                lines.append("  " + failure["traceback"].rstrip()
-                             .replace("\n", "\n  "))
+                lines.extend("  " + _cut(line) for line in
+                             failure["traceback"].rstrip().splitlines())
     return lines
 
 

@@ -398,3 +398,72 @@ def test_fuzz_fio_verdict_is_finite_or_a_clean_error(edits):
     rec = json.loads(out.getvalue(), parse_constant=_no_constant)
     for conf in (rec["sector_confidence"], rec["cache_confidence"]):
         assert math.isfinite(conf) and 0 <= conf <= 1
+
+
+# -- numbers and names that run on ------------------------------------------
+
+BIG = "9" * 5000        # past the 4300 digits Python's int() reads
+TERSE = "3;fio-3.33;w;0;0;" + "0;" * 150 + "\n"
+HEADER = ("w: (g=%s): rw=write, bs=(R) 4096B-4096B, (W) 4096B-4096B, "
+          "(T) 4096B-4096B, ioengine=psync, iodepth=%s\n")
+
+
+def _fio_with(**members) -> str:
+    doc = fio333()
+    doc.update(members)
+    return json.dumps(doc)
+
+
+@pytest.mark.parametrize("parse, text, field", [
+    (importers.parse_fio, lambda: _fio_with(**{
+        "fio version": "fio-3." + BIG}), '"fio version"'),
+    # fio's description and report of a job are read up to 1024
+    # characters: a number of 25 digits there is no group or depth.
+    (importers.parse_fio, lambda: HEADER % ("9" * 25, 1) + TERSE,
+     "line 1 (g=)"),
+    (importers.parse_fio, lambda: HEADER % (0, "9" * 25) + TERSE,
+     "line 1 (iodepth=)"),
+    (importers.parse_fio, lambda: HEADER % (0, 1) + "w: (groupid=0, jobs=%s)"
+     ": err= 0\n" % ("9" * 25) + TERSE, "line 2 (jobs=)"),
+    # Refused, not skipped as a line that is no interval row.
+    (importers.parse_vdbench, lambda: vdbench().replace(
+        "17:46:27.060         3", "17:46:27.060         " + BIG), "line 7"),
+])
+def test_number_of_5000_digits_is_refused_naming_the_field(parse, text,
+                                                           field):
+    with pytest.raises(ParseError) as e:
+        parse(text())
+    assert e.value.field == field
+    assert "more than" in e.value.reason
+    assert len(str(e.value)) < 300
+
+
+def test_fio_job_name_longer_than_fio_keeps_is_refused():
+    doc = fio333()
+    doc["jobs"][0]["jobname"] = "w" * 128
+    with pytest.raises(ParseError) as e:
+        importers.parse_fio(json.dumps(doc))
+    assert e.value.field == "jobs[0].jobname"
+    assert "longer than the 127 bytes fio keeps" in e.value.reason
+    doc["jobs"][0]["jobname"] = "w" * 127
+    assert importers.parse_fio(json.dumps(doc))
+
+
+def test_refusal_names_a_dozen_runs_and_counts_the_others():
+    doc = fio333()
+    doc["jobs"] = [dict(doc["jobs"][0], jobname="j%d" % n,
+                        **{"job options": {"rw": "read"}})
+                   for n in range(40)]
+    with pytest.raises(ParseError) as e:
+        importers.parse_fio(json.dumps(doc))
+    assert "job j11: rw=read" in e.value.reason
+    assert "j12" not in e.value.reason
+    assert e.value.reason.endswith("; and 28 more jobs")
+    # An RD name that runs on is cut in what a message quotes.
+    text = vdbench().replace("RD=rd512", "RD=rd512" + "x" * 5000) \
+        .replace("xfersize=", "rdpct=50 xfersize=")
+    with pytest.raises(ParseError) as e:
+        importers.parse_vdbench(text)
+    assert "RD=rd512xxx" in e.value.reason and "50 % reads" in \
+        e.value.reason
+    assert len(str(e.value)) < 1000

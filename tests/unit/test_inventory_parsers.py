@@ -3,11 +3,13 @@
 raise a ParseError naming the command and the field."""
 
 import os
+import re
 
 import pytest
 
 from sdtune.errors import ParseError
 from sdtune.inventory import devlinks, diskinfo, iostat, mdb, zdb, zpool
+from sdtune.parsing import parse_count
 
 FIX = os.path.join(os.path.dirname(__file__), "..", "fixtures", "inventory")
 
@@ -240,3 +242,126 @@ def test_path_to_inst():
     with pytest.raises(ParseError) as e:
         devlinks.parse_path_to_inst("garbage\n")
     assert "line 1" in str(e.value)
+
+
+# -- numbers and names that run on ------------------------------------------
+
+BIG = "9" * 5000        # past the 4300 digits Python's int() reads
+
+
+@pytest.mark.parametrize("text, kw, value", [
+    ("0", {}, 0), ("0012", {}, 12), ("1" * 20, {}, int("1" * 20)),
+    ("ff", {"base": 16, "digits": 16}, 255), ("17", {"base": 8}, 15),
+])
+def test_parse_count_reads_ascii_digits(text, kw, value):
+    assert parse_count(text, command="c", field="f", what="a count",
+                       **kw) == value
+
+
+@pytest.mark.parametrize("text, kw, reason", [
+    ("", {}, "'' is not a count"),
+    ("+1", {}, "'+1' is not a count"),
+    (" 1", {}, "' 1' is not a count"),
+    ("1_000", {}, "'1_000' is not a count"),
+    ("\u0661\u0662", {}, "'\u0661\u0662' is not a count"),
+    ("0x10", {}, "'0x10' is not a count"),
+    ("-1", {}, "'-1' is not a count"),
+    ("fg", {"base": 16}, "'fg' is not a count"),
+    ("1" * 21, {}, "'11111111111111111111'... (21 characters) is not a "
+     "count: more than 20 digits"),
+    ("f" * 17, {"base": 16, "digits": 16}, "'fffffffffffffffff' is not a "
+     "count: more than 16 digits"),
+])
+def test_parse_count_refuses_naming_the_field(text, kw, reason):
+    with pytest.raises(ParseError) as e:
+        parse_count(text, command="iostat -En", field="Hard Errors",
+                    what="a count", **kw)
+    assert e.value.field == "Hard Errors"
+    assert e.value.reason == reason
+
+
+def test_parse_count_message_cuts_a_long_number_short():
+    with pytest.raises(ParseError) as e:
+        parse_count("1234" + BIG, command="iostat -En", field="Size",
+                    what="a size", where="line 12")
+    assert str(e.value) == (
+        "cannot parse 'iostat -En' output: missing or bad field 'Size': "
+        "line 12: '12349999999999999999'... (5004 characters) is not a "
+        "size: more than 20 digits")
+
+
+def _shaped(name):
+    return fixture(os.path.join("realworld-shaped", name))
+
+
+ZDB_LABEL = "zdb-l-ec2-v28-annotations-removed.txt"
+# (parser, text, field): a number of 5000 digits where the output has
+# one.  Each is a ParseError naming the field, never Python's ValueError
+# ("Exceeds the limit (4300 digits)") or a value read from it.
+LONG_NUMBERS = [
+    (iostat.parse_iostat_en, lambda: fixture("iostat-En.txt").replace(
+        "Hard Errors: 0", "Hard Errors: " + BIG, 1), "Hard Errors"),
+    (iostat.parse_iostat_en, lambda: fixture("iostat-En.txt").replace(
+        "<4000787030016 bytes>", "<%s bytes>" % BIG), "Size"),
+    (zdb.parse_zdb_cachefile, lambda: fixture("zdb-C.txt").replace(
+        "ashift: 12", "ashift: " + BIG, 1), "ashift"),
+    # A top-level vdev (8 columns deep); a leaf's number is not read.
+    (zdb.parse_zdb_cachefile, lambda: fixture("zdb-C.txt").replace(
+        "\n        children[1]:", "\n        children[%s]:" % BIG),
+     "children"),
+    (zdb.parse_zdb_label, lambda: _shaped(ZDB_LABEL).replace(
+        "LABEL 0", "LABEL " + BIG), "LABEL"),
+    (zdb.parse_zdb_label, lambda: _shaped(ZDB_LABEL).replace(
+        "version: 28", "version: " + BIG), "version"),
+    (zdb.parse_zdb_label, lambda: _shaped(ZDB_LABEL).replace(
+        "id: 0", "id: " + BIG), "id"),
+    (zdb.parse_zdb_ashifts, lambda: "    ashift: %s\n" % BIG, "ashift"),
+    (diskinfo.parse_diskinfo_chp, lambda: CHP.replace(
+        "400088457216", BIG), "SIZE"),
+    (diskinfo.parse_diskinfo_chp, lambda: "SCSI\tc0t0d0\tA\tB\t%s.00 GiB"
+     "\tno\tyes\n" % BIG, "SIZE"),
+    (mdb.parse_sd_state, lambda: fixture("mdb-sd_state.txt").replace(
+        "un 0: ", "un %s: " % BIG), "un"),
+    (mdb.parse_sd_state, lambda: fixture("mdb-sd_state.txt").replace(
+        "32 entries", BIG + " entries"), "entries in sd_state table"),
+    (mdb.parse_sd_state, lambda: fixture("mdb-sd_state.txt").replace(
+        "un_tgt_blocksize = 0x200", "un_tgt_blocksize = 0t" + BIG, 1),
+     "un_tgt_blocksize"),
+    # Hex is no limit for int(), but wider than 64 bits is no member.
+    (mdb.parse_sd_state, lambda: fixture("mdb-sd_state.txt").replace(
+        "un_tgt_blocksize = 0x200", "un_tgt_blocksize = 0x1" + "0" * 16,
+        1), "un_tgt_blocksize"),
+    (mdb.parse_inquiry, lambda: "inq_vid = [ 'A', %s ]\n" % BIG, "inq_vid"),
+    (devlinks.parse_path_to_inst, lambda: '"/scsi_vhci/disk@g5000cca0496e6'
+     'f8d" %s "sd"\n' % BIG, "line 1"),
+]
+
+
+@pytest.mark.parametrize("parse, text, field", LONG_NUMBERS)
+def test_number_of_5000_digits_is_refused(parse, text, field):
+    with pytest.raises(ParseError) as e:
+        parse(text())
+    assert e.value.field == field
+    assert "more than" in e.value.reason
+    # The value is quoted cut short: the message stays one line.
+    assert len(str(e.value)) < 300
+
+
+@pytest.mark.parametrize("parse, text, field", [
+    (iostat.parse_iostat_en, fixture("iostat-En.txt").replace(
+        "c0t5000CCA0496E6F8Dd0", "c0t" + "5" * 300 + "d0"), "device name"),
+    (zpool.parse_zpool_status, fixture("zpool-status.txt").replace(
+        "tank", "t" * 300), "pool"),
+    (zpool.parse_zpool_status, re.sub(r"mirror-0 .*", "m" * 5000,
+                                      fixture("zpool-status.txt")), "STATE"),
+    (zdb.parse_zdb_cachefile, "t%s:\n    version: 5000\n" % ("a" * 300),
+     "line 1"),
+    (diskinfo.parse_diskinfo_chp, CHP.replace("c1t0d0", "c" * 300),
+     "DISK"),
+    (mdb.parse_inquiry, "inq_vid = [ %s ]\n" % ("'A', " * 2000), "inq_vid"),
+])
+def test_name_that_runs_on_is_refused_or_quoted_short(parse, text, field):
+    with pytest.raises(ParseError) as e:
+        parse(text)
+    assert e.value.field == field
+    assert len(str(e.value)) < 300

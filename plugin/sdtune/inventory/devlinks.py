@@ -10,7 +10,9 @@ from typing import Dict, Set
 
 from ..errors import ParseError
 from ..host import Host
+from ..parsing import parse_count
 
+PATH_TO_INST = "/etc/path_to_inst"
 _INST = re.compile(r'^"([^"]+)"\s+([0-9]+)\s+"([^"]+)"$')
 _NAME = re.compile(r"^(c[0-9]+(?:t[0-9A-Fa-f]+)?d[0-9]+)(?:s|p)[0-9]+$")
 
@@ -31,15 +33,18 @@ def parse_path_to_inst(text: str, driver: str = "sd") -> Dict[str, int]:
             continue
         m = _INST.match(line)
         if not m:
-            raise ParseError("/etc/path_to_inst", "line %d" % n,
+            raise ParseError(PATH_TO_INST, "line %d" % n,
                              "not '\"path\" instance \"driver\"'")
         if m.group(3) != driver:
             continue
-        path, instance = m.group(1), int(m.group(2))
+        path = m.group(1)
+        instance = parse_count(m.group(2), command=PATH_TO_INST,
+                               field="line %d" % n,
+                               what="an instance number")
         # The kernel keeps both unique; a repeat would pair a disk name
         # with the wrong instance.
         if path in out or instance in seen:
-            raise ParseError("/etc/path_to_inst", "line %d" % n,
+            raise ParseError(PATH_TO_INST, "line %d" % n,
                              "%s %s listed twice" % (
                                  "path" if path in out else "instance",
                                  path if path in out else instance))

@@ -27,12 +27,12 @@ from typing import Dict, List, Optional, Tuple
 
 from ..errors import ParseError
 from ..host import Host
+from ..parsing import MAX_NAME, excerpt, parse_count
 from .command import output_of
 
 COMMAND = "diskinfo -cHp"
 _TRISTATE = {"yes": True, "no": False, "-": None}
-_GIB = re.compile(r"^([0-9]+\.[0-9]{2}) GiB$")
-_BYTES = re.compile(r"^[0-9]+$")
+_GIB = re.compile(r"^([0-9]+)\.([0-9]{2}) GiB$")
 # What follows the PID in the default table: SIZE RMV SSD.
 _TABLE_TAIL = re.compile(r"^(?P<pid>.*\S)\s+(?P<size>(?P<number>[0-9]+"
                          r"(?:\.[0-9]{2})?)(?: GiB)?)\s+(?P<rmv>\S+)"
@@ -88,12 +88,22 @@ class _Reader:
         text = text.strip()
         if text == "-":
             return None, None
-        if _BYTES.match(text):
-            return int(text), None
         m = _GIB.match(text)
         if m:
-            return None, float(m.group(1))
-        raise self.fail("SIZE", "not a size for %s: %r" % (name, text[:40]))
+            # Bounded like a byte count: a double would take any number
+            # of digits and turn them into inf.
+            parse_count(m.group(1), command=self.command, field="SIZE",
+                        what="a size in GiB", where=name)
+            return None, float("%s.%s" % m.groups())
+        return parse_count(text, command=self.command, field="SIZE",
+                           what="a size", where=name), None
+
+    def disk_name(self, n: int, name: str) -> str:
+        """The DISK field, checked before any message quotes it."""
+        if not name or " " in name or len(name) > MAX_NAME:
+            raise self.fail("DISK", "line %d: %s is not a disk name"
+                            % (n, excerpt(name, 40)))
+        return name
 
     def tristate(self, text: str, field_name: str, name: str
                  ) -> Optional[bool]:
@@ -129,12 +139,13 @@ class _Reader:
                 raise self.fail("line %d" % n, "a %s row among %s rows"
                                 % (kind, form))
             form = kind
-            self.add(disks, n, self.record(kind, fields))
+            self.add(disks, n, self.record(n, kind, fields))
         return disks
 
-    def record(self, kind: str, fields: List[str]) -> DiskinfoDisk:
+    def record(self, n: int, kind: str, fields: List[str]) -> DiskinfoDisk:
         if kind == "condensed":
             ctype, name, vid, pid, serial, size, flags, where = fields
+            name = self.disk_name(n, name)
             size_bytes, gib = self.size(size, name)
             flags = self.flags(flags, name)
             return DiskinfoDisk(name, _opt(ctype), _opt(vid), _opt(pid),
@@ -144,11 +155,13 @@ class _Reader:
                                 _flag(flags, 1, "L"))
         if kind == "physical":
             name, vid, pid, serial, flt, loc, where = fields
+            name = self.disk_name(n, name)
             return DiskinfoDisk(name, None, _opt(vid), _opt(pid),
                                 _opt(serial), None, None, None, _opt(where),
                                 None, self.tristate(flt, "FLT", name),
                                 self.tristate(loc, "LOC", name))
         ctype, name, vid, pid, size, rmv, ssd = fields
+        name = self.disk_name(n, name)
         size_bytes, gib = self.size(size, name)
         return DiskinfoDisk(name, _opt(ctype), _opt(vid), _opt(pid), None,
                             size_bytes, self.tristate(rmv, "RMV", name),
@@ -156,9 +169,6 @@ class _Reader:
 
     def add(self, disks: Dict[str, DiskinfoDisk], n: int,
             disk: DiskinfoDisk) -> None:
-        if not disk.name or " " in disk.name:
-            raise self.fail("DISK", "line %d: %r is not a disk name"
-                            % (n, disk.name[:40]))
         if disk.name in disks:
             raise self.fail("DISK", "line %d: %s listed twice"
                             % (n, disk.name))
@@ -176,7 +186,7 @@ class _Reader:
         if len(words) < need + 2:
             raise self.fail("line %d" % n, "too few columns: %r"
                             % row.strip()[:60])
-        name = words[need - 1]
+        name = self.disk_name(n, words[need - 1])
         start = row.index(name, row.index(words[0]) + len(words[0])
                           if has_type else 0)
         end = start + len(name)

@@ -38,6 +38,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ..errors import ParseError
 from ..host import Host
+from ..parsing import MAX_NAME, excerpt, parse_count
 from .command import output_of
 
 COMMAND = "iostat -En"
@@ -73,7 +74,6 @@ _START = re.compile(r"^\s*(\S+)\s+Soft Errors:(?!\S)")
 # A device name as iostat prints it: sd12, c0t5000CCA0496E6F8Dd0, rmt/0.
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.,:@/+-]*$")
 _TAPE = re.compile(r"^(?:rmt/[0-9]+|st[0-9]+)$")
-_COUNT = re.compile(r"^[0-9]+$")
 _SIZE = re.compile(r"^([0-9]+\.[0-9]+)GB <([0-9]+) bytes>$")
 
 
@@ -178,6 +178,7 @@ def _record(name: str, lines: List[str], first: int,
                     "filtered?" % (name, first + 1, labels[-1]))
 
     values: Dict[str, str] = {}
+    value_lines: Dict[str, int] = {}
     for i, m in enumerate(found):
         line = line_of(m.start())
         if i + 1 < len(found):
@@ -193,6 +194,7 @@ def _record(name: str, lines: List[str], first: int,
                                 "text between device records: %r"
                                 % extra.strip()[:60])
         values[labels[i]] = _text_value(raw, m.group(1), name, line)
+        value_lines[labels[i]] = line
 
     counters: Dict[str, int] = {}
     for label, value in values.items():
@@ -202,10 +204,10 @@ def _record(name: str, lines: List[str], first: int,
                             "iostat prints for the %s of %s"
                             % (value[:40], label, name))
         elif label not in ("Size", "Device Id"):
-            if not _COUNT.match(value.strip()):
-                raise _fail(label, "not a count for %s: %r"
-                            % (name, value[:40]))
-            counters[label] = int(value.strip())
+            counters[label] = parse_count(
+                value.strip(), command=COMMAND, field=label,
+                what="a count for " + name,
+                where="line %d" % value_lines[label])
     revision = values.get("Revision")
     if revision is not None and len(revision) > 4 and \
             len(values.get("Vendor", "")) == 8 and \
@@ -214,7 +216,7 @@ def _record(name: str, lines: List[str], first: int,
         # vendor and product: more is text that is not iostat's.
         raise _fail("Revision", "%r is longer than the 4 INQUIRY "
                     "characters sd keeps for %s" % (revision[:40], name))
-    size = _size(name, values.get("Size"))
+    size = _size(name, values.get("Size"), value_lines.get("Size", 0))
     serial = values.get("Serial No")
     return IostatDisk(name, values.get("Vendor"), values.get("Product"),
                       values.get("Revision"),
@@ -226,18 +228,22 @@ def _record(name: str, lines: List[str], first: int,
                       or None)
 
 
-def _size(name: str, value: Optional[str]) -> Optional[int]:
+def _size(name: str, value: Optional[str], line: int) -> Optional[int]:
     """`Size: 480.10GB <480103981056 bytes>`: iostat computes the GB from
     the same byte count, so the two must agree."""
     if value is None:
         return None
     m = _SIZE.match(value.strip())
     if m is None:
-        raise _fail("Size", "unreadable for %s: %r" % (name, value[:40]))
-    size = int(m.group(2))
+        raise _fail("Size", "line %d: unreadable for %s: %s"
+                    % (line, name, excerpt(value, 40)))
+    size = parse_count(m.group(2), command=COMMAND, field="Size",
+                       what="a size in bytes for " + name,
+                       where="line %d" % line)
+    # float() of a decimal too long for a double is inf: a disagreement.
     if abs(float(m.group(1)) * 1e9 - size) > max(1e7, size * 1e-6):
-        raise _fail("Size", "%sGB and %d bytes disagree for %s"
-                    % (m.group(1), size, name))
+        raise _fail("Size", "line %d: %s GB and %d bytes disagree for %s"
+                    % (line, excerpt(m.group(1)), size, name))
     return size
 
 
@@ -263,9 +269,9 @@ def parse_iostat_en(text: str) -> Dict[str, IostatDisk]:
     disks: Dict[str, IostatDisk] = {}
     for k, start in enumerate(starts):
         name = _START.match(lines[start]).group(1)
-        if not _NAME.match(name):
-            raise _fail("device name", "line %d: %r is not a device name "
-                        "as iostat prints it" % (start + 1, name[:40]))
+        if not _NAME.match(name) or len(name) > MAX_NAME:
+            raise _fail("device name", "line %d: %s is not a device name "
+                        "as iostat prints it" % (start + 1, excerpt(name, 40)))
         if name in disks:
             raise _fail("device name", "line %d: %s has two records"
                         % (start + 1, name))

@@ -19,8 +19,11 @@ from typing import Dict, List, Optional
 
 from ..errors import ParseError
 from ..host import Host
+from ..parsing import excerpt, parse_count
 from .command import output_of
 
+SD_STATE = "mdb ::sd_state"
+INQUIRY = "mdb inquiry pipeline"
 SD_STATE_CMD = "::sd_state\n"
 INQUIRY_CMD = ("::walk sd_state | ::grep '.!=0' | ::print struct sd_lun un_sd"
                " | ::print struct scsi_device sd_inq"
@@ -72,20 +75,20 @@ class Inquiry:
         return self.vid + self.pid
 
 
-def _int(text: str, short: bool) -> Optional[int]:
+def _int(text: str, short: bool, command: str, field: str,
+         where: str) -> Optional[int]:
     """An mdb ::print integer: `0`, hex `0x1f` (the default), decimal
     `0t31` (`::print -d`), or a plain decimal (signed bitfields); None
-    for anything else (pointers with strings, structs)."""
+    for anything else (pointers with strings, structs).  A number with
+    more digits than a 64-bit value has is no member's: a ParseError."""
     m = _NUMBER.match(text.strip())
     if m is None:
         return None
     digits = m.group(2)
-    if digits[:2].lower() == "0x":
-        value = int(digits[2:], 16)
-    elif digits[:2].lower() == "0t":
-        value = int(digits[2:])
-    else:
-        value = int(digits)
+    base = {"0x": 16, "0t": 10}.get(digits[:2].lower())
+    value = parse_count(digits[2:] if base else digits, command=command,
+                        field=field, what="a 64-bit integer", where=where,
+                        base=base or 10, digits=16 if base == 16 else 20)
     if m.group(1):
         value = -value
     if short:
@@ -122,12 +125,15 @@ def parse_sd_state(text: str) -> Dict[int, SdUnit]:
     current: Optional[SdUnit] = None
     seen_header = seen_footer = False
     slots = None
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines(), 1):
+        where = "line %d" % number
         # mdb may pad lines with blanks to the terminal width.
         line = line.rstrip()
         m = _UNIT.match(line)
         if m:
-            instance, addr = int(m.group(1)), m.group(2)
+            instance = parse_count(m.group(1), command=SD_STATE, field="un",
+                                   what="an instance number", where=where)
+            addr = m.group(2)
             current = None
             if addr != "0":
                 current = SdUnit(instance, addr)
@@ -136,29 +142,32 @@ def parse_sd_state(text: str) -> Dict[int, SdUnit]:
         m = _MEMBER.match(line)
         if m and current is not None:
             name, raw = m.group(1), m.group(2)
-            value = _int(raw, name in SHORT_MEMBERS)
+            value = _int(raw, name in SHORT_MEMBERS, SD_STATE, name, where)
             current.members[name] = value if value is not None else raw
             continue
         m = _ENTRIES.match(line)
         if m:
-            seen_header, slots = True, int(m.group(1))
+            seen_header = True
+            slots = parse_count(m.group(1), command=SD_STATE,
+                                field="entries in sd_state table",
+                                what="a number of slots", where=where)
             continue
         if _FOOTER.match(line):
             seen_footer = True
             current = None
     if not seen_header:
-        raise ParseError("mdb ::sd_state", "entries in sd_state table",
+        raise ParseError(SD_STATE, "entries in sd_state table",
                          "no table header")
     if not seen_footer:
-        raise ParseError("mdb ::sd_state", "Processed N UN softstate "
+        raise ParseError(SD_STATE, "Processed N UN softstate "
                          "entries", "output is truncated")
     for unit in units.values():
         for name in REQUIRED:
             if unit.get(name) is None:
-                raise ParseError("mdb ::sd_state", name,
+                raise ParseError(SD_STATE, name,
                                  "missing for un %d" % unit.instance)
         if slots is not None and unit.instance >= slots:
-            raise ParseError("mdb ::sd_state", "un %d" % unit.instance,
+            raise ParseError(SD_STATE, "un %d" % unit.instance,
                              "beyond the %d-slot table" % slots)
     return units
 
@@ -172,34 +181,41 @@ _ESCAPES = {"0": "\0", "n": "\n", "t": "\t", "r": "\r", "\\": "\\",
             "'": "'", '"': '"'}
 
 
-def _element(item: str) -> str:
-    """One element: a character `'A'` (C notation for the others:
-    `'\\0'`, `'\\n'`, `'\\001'`, `'\\x01'`) or a number `0x1`, `0`."""
+def _element(item: str, name: str, where: str) -> str:
+    """One element of array `name`: a character `'A'` (C notation for
+    the others: `'\\0'`, `'\\n'`, `'\\001'`, `'\\x01'`) or a number
+    `0x1`, `0`, `-1` (a signed char)."""
     body = item[1:-1] if len(item) >= 3 and item[0] == item[-1] == "'" \
         else None
+    value = None
     if body is not None and len(body) == 1:
         return body
     if body is not None and body[:1] == "\\":
         if body[1:] in _ESCAPES:
             return _ESCAPES[body[1:]]
-        if re.fullmatch(r"[0-7]{1,3}", body[1:]):
-            return chr(int(body[1:], 8) & 0xFF)
-        if re.fullmatch(r"x[0-9a-fA-F]{1,2}", body[1:]):
-            return chr(int(body[2:], 16))
+        octal = re.fullmatch(r"[0-7]{1,3}", body[1:])
+        if octal or re.fullmatch(r"x[0-9a-fA-F]{1,2}", body[1:]):
+            value = parse_count(body[1:] if octal else body[2:],
+                                command=INQUIRY, field=name,
+                                what="a character", where=where,
+                                base=8 if octal else 16)
     elif body is None and _NUMBER.match(item):
-        return chr((_int(item, False) or 0) & 0xFF)
-    raise ParseError("mdb inquiry pipeline", "inq element",
-                     "cannot read %r" % item[:40])
+        value = _int(item, False, INQUIRY, name, where)
+    # A char holds a byte: a wider number is not one of its bytes.
+    if value is not None and -0x80 <= value <= 0xFF:
+        return chr(value & 0xFF)
+    raise ParseError(INQUIRY, name, "%s: cannot read %s as a character"
+                     % (where, excerpt(item, 40)))
 
 
-def _elements(raw: str) -> str:
+def _elements(raw: str, name: str, where: str) -> str:
     """mdb's element-wise form `'A', 'T', 0x1, ...` back into bytes."""
     out = []
     for item in raw.split(", "):
         item = item.strip()
         if item == "...":
             break
-        out.append(_element(item))
+        out.append(_element(item, name, where))
     return "".join(out)
 
 
@@ -214,7 +230,7 @@ def parse_inquiry(text: str) -> List[Inquiry]:
     """
     records: List[Inquiry] = []
     pending: Dict[str, str] = {}
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines(), 1):
         line = line.rstrip()
         if not line.strip():
             continue
@@ -224,12 +240,13 @@ def parse_inquiry(text: str) -> List[Inquiry]:
         else:
             m = _ARRAY_ELEMS.match(line)
             if not m:
-                raise ParseError("mdb inquiry pipeline", "inq_vid",
-                                 "unexpected line %r" % line[:60])
-            name, value = m.group(1), _elements(m.group(2))
+                raise ParseError(INQUIRY, "inq_vid", "line %d: unexpected "
+                                 "line %s" % (number, excerpt(line, 60)))
+            name = m.group(1)
+            value = _elements(m.group(2), name, "line %d" % number)
         if name in pending:
             missing = sorted(set(_LENGTHS) - set(pending))[0]
-            raise ParseError("mdb inquiry pipeline", missing,
+            raise ParseError(INQUIRY, missing,
                              "missing from record %d" % (len(records) + 1))
         # A NUL inside the field ends mdb's string early; the bytes after
         # it cannot be seen, so the key is padded the way sd compares it.
@@ -240,7 +257,7 @@ def parse_inquiry(text: str) -> List[Inquiry]:
             pending = {}
     if pending:
         missing = sorted(set(_LENGTHS) - set(pending))[0]
-        raise ParseError("mdb inquiry pipeline", missing,
+        raise ParseError(INQUIRY, missing,
                          "output is truncated")
     return records
 
@@ -263,7 +280,7 @@ def units_with_inquiry(units: Dict[int, SdUnit],
     """Pair the two outputs: both list the attached instances in order."""
     order = sorted(units)
     if len(order) != len(inquiries):
-        raise ParseError("mdb inquiry pipeline", "inq_vid",
+        raise ParseError(INQUIRY, "inq_vid",
                          "%d records for %d attached sd units (a disk "
                          "attached or detached in between?)"
                          % (len(inquiries), len(order)))

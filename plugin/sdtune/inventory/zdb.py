@@ -22,6 +22,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ..errors import ParseError
 from ..host import Host
+from ..parsing import MAX_NAME, cut, excerpt, parse_count
 from .command import output_of
 
 _LEAF = re.compile(r"^/dev/dsk/(c[0-9]+(?:t[0-9A-Fa-f]+)?d[0-9]+)"
@@ -94,7 +95,9 @@ def parse_nvlist_dump(text: str, command: str = "zdb -C",
             if value.startswith("'") and \
                     (len(value) < 2 or not value.endswith("'")):
                 closing = value.find("'", 1)
-                raise ParseError(command, key, "line %d: %s" % (
+                # The name as the field: nvpair names are short, text
+                # taken for one need not be.
+                raise ParseError(command, cut(key, 40), "line %d: %s" % (
                     number, "text after the quoted value: %r"
                     % value[closing + 1:].strip()[:40] if closing > 0 else
                     "a quoted value without its closing quote: %r"
@@ -146,10 +149,9 @@ def _number(node: NvNode, name: str, command: str, what: str) -> int:
     value = node.values.get(name)
     if value is None:
         raise ParseError(command, name, "missing on %s" % what)
-    if not re.fullmatch(r"[0-9]+", value):
-        raise ParseError(command, name, "line %d: not a number on %s: %r"
-                         % (node.lines[name], what, value[:40]))
-    return int(value)
+    return parse_count(value, command=command, field=name,
+                       what="a number", where="line %d, %s"
+                       % (node.lines[name], what))
 
 
 def top_vdevs(pool: str, config: NvNode, command: str) -> List[TopVdev]:
@@ -161,12 +163,15 @@ def top_vdevs(pool: str, config: NvNode, command: str) -> List[TopVdev]:
         m = re.fullmatch(r"children\[([0-9]+)\]", key)
         if not m:
             continue
+        index = parse_count(m.group(1), command=command, field="children",
+                            what="a vdev number", where="line %d, pool %s"
+                            % (child.line, pool))
         vtype = _str(child.values.get("type"))
         if vtype in _NO_DISKS:
             continue
         what = "top-level vdev %s of pool %s" % (key, pool)
         ashift = _number(child, "ashift", command, what)
-        tops.append(TopVdev(pool, int(m.group(1)), vtype, ashift,
+        tops.append(TopVdev(pool, index, vtype, ashift,
                             child.values.get("is_log") == "1",
                             _leaves(child)))
     return tops
@@ -198,13 +203,17 @@ def parse_zdb_cachefile(text: str) -> Dict[str, List[TopVdev]]:
                          % first[:60])
     pools: Dict[str, List[TopVdev]] = {}
     for name, config in root.children:
-        if not _POOL_NAME.match(name):
+        if not _POOL_NAME.match(name) or len(name) > MAX_NAME:
             raise ParseError("zdb -C", "line %d" % config.line,
-                             "%r is not a pool name" % name[:60])
+                             "%s is not a pool name" % excerpt(name, 60))
         if name in _CONFIG_TITLES:
             name = _str(config.values.get("name"))
             if not name or name in pools:
                 continue        # -CC: the cached copy, then the MOS one
+            if len(name) > MAX_NAME:
+                raise ParseError("zdb -C", "name", "line %d: %s is not a "
+                                 "pool name" % (config.lines["name"],
+                                                excerpt(name, 60)))
         pools[name] = top_vdevs(name, config, "zdb -C")
     return pools
 
@@ -255,7 +264,10 @@ def parse_zdb_label(text: str, command: str = "zdb -l"
                          "output")
     labels: Dict[int, ZdbLabel] = {}
     for n, head in enumerate(heads):
-        number = int(_LABEL.match(lines[head]).group(1))
+        number = parse_count(_LABEL.match(lines[head]).group(1),
+                             command=command, field="LABEL",
+                             what="a label number",
+                             where="line %d" % (head + 1))
         end = heads[n + 1] - 1 if n + 1 < len(heads) else len(lines)
         body = lines[head + 2:end]
         if any(_LABEL_FAILED.match(line) for line in body):
@@ -290,10 +302,9 @@ def parse_zdb_ashifts(text: str, command: str = "zdb") -> List[int]:
         m = _ASHIFT_LINE.match(line)
         if m is None:
             continue
-        if not re.fullmatch(r"[0-9]+", m.group(1)):
-            raise ParseError(command, "ashift", "line %d: not a number: %r"
-                             % (n, m.group(1)[:40]))
-        out.append(int(m.group(1)))
+        out.append(parse_count(m.group(1), command=command,
+                               field="ashift", what="a number",
+                               where="line %d" % n))
     if not out:
         raise ParseError(command, "ashift", "no 'ashift:' line in the "
                          "output")

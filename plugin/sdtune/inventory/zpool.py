@@ -26,6 +26,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ..errors import ParseError
 from ..host import Host
+from ..parsing import MAX_NAME, excerpt
 from .command import output_of
 
 COMMAND = "zpool status"
@@ -106,38 +107,40 @@ def _config(lines: List[str], header: int, pool: Pool) -> int:
         parts = line.split()
         name, rest = parts[0], parts[1:]
         where = "line %d" % (i + 1)
+        # A vdev name (a device path at most) as messages quote it.
+        shown = excerpt(name, 60)
         if depth < 0 or depth % 2:
-            raise _fail("NAME", "%s: %r is not indented under the NAME "
-                        "header of pool %s" % (where, name, pool.name))
+            raise _fail("NAME", "%s: %s is not indented under the NAME "
+                        "header of pool %s" % (where, shown, pool.name))
         if depth == 0:
             if name == pool.name and rest and role is None:
                 role = "data"
             elif name in CLASS_HEADERS and not rest and role is not None:
                 role = CLASS_HEADERS[name]
             else:
-                raise _fail("NAME", "%s: %r at the indentation of the "
+                raise _fail("NAME", "%s: %s at the indentation of the "
                             "pool name in pool %s; the vdev tree cannot be "
                             "told (was the indentation lost?)"
-                            % (where, name, pool.name))
+                            % (where, shown, pool.name))
             stack = []
             i += 1
             continue
         if role is None:
-            raise _fail("NAME", "%s: vdev %r comes before the row of pool "
-                        "%s itself" % (where, name, pool.name))
+            raise _fail("NAME", "%s: vdev %s comes before the row of pool "
+                        "%s itself" % (where, shown, pool.name))
         if not rest:
-            raise _fail("STATE", "%s: vdev %r of pool %s has no state"
-                        % (where, name, pool.name))
+            raise _fail("STATE", "%s: vdev %s of pool %s has no state"
+                        % (where, shown, pool.name))
         while stack and stack[-1][0] >= depth:
             stack.pop()
         if (stack[-1][0] if stack else 0) != depth - 2:
-            raise _fail("NAME", "%s: %r is indented deeper than a child "
-                        "of the row above" % (where, name))
+            raise _fail("NAME", "%s: %s is indented deeper than a child "
+                        "of the row above" % (where, shown))
         state = rest[0]
         if role != "spare" and (len(rest) < 4 or not all(
                 _COUNT.match(count) for count in rest[1:4])):
-            raise _fail("READ WRITE CKSUM", "%s: no error counts for %r "
-                        "in pool %s" % (where, name, pool.name))
+            raise _fail("READ WRITE CKSUM", "%s: no error counts for %s "
+                        "in pool %s" % (where, shown, pool.name))
         note = " ".join(rest[1:] if role == "spare" else rest[4:])
         top = stack[0][1] if stack else name
         if depth == 2:
@@ -188,6 +191,10 @@ def parse_zpool_status(text: str) -> Dict[str, Pool]:
             i += 1
             continue
         name = m.group(1)
+        if len(name) > MAX_NAME:
+            raise _fail("pool", "line %d: %s is not a pool name: longer "
+                        "than %d characters"
+                        % (i + 1, excerpt(name), MAX_NAME))
         if name in pools:
             raise _fail("pool", "line %d: pool %s shown twice"
                         % (i + 1, name))

@@ -12,9 +12,10 @@ a guess and never a verdict.  Pure.
 import json
 import math
 import re
-from typing import Any, Optional
+from typing import Any, List, Optional
 
 from ...errors import ParseError
+from ...parsing import cut
 
 # Beyond these a value is not a measurement of a drive, and it would
 # overflow the statistics: an hour per I/O, a billion IOPS, 1 GiB per
@@ -34,6 +35,10 @@ _DECIMAL = re.compile(r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
                       r"(?:[eE][+-]?[0-9]+)?$")
 # A UTF-8 byte order mark as decoded text: editors put it before JSON.
 BOM = "\ufeff"
+# How many unusable runs a refusal names, and how much of each: the
+# message stays a few lines whatever the file holds.
+MAX_NOTES = 12
+MAX_NOTE = 300
 
 
 def parse_size(text: str) -> Optional[int]:
@@ -48,6 +53,16 @@ def parse_size(text: str) -> Optional[int]:
     if not math.isfinite(value) or value != int(value):
         return None
     return int(value)
+
+
+def listing(notes: List[str], what: str) -> str:
+    """Notes ("RD=rd1: 50 % reads") joined for a refusal, at most
+    MAX_NOTES of them, each cut at MAX_NOTE characters; what names the
+    ones left out ("runs")."""
+    shown = [cut(note, MAX_NOTE) for note in notes[:MAX_NOTES]]
+    if len(notes) > MAX_NOTES:
+        shown.append("and %d more %s" % (len(notes) - MAX_NOTES, what))
+    return "; ".join(shown)
 
 
 def show(value: Any) -> str:

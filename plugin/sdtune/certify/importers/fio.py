@@ -44,9 +44,10 @@ import re
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 from ...errors import ParseError
+from ...parsing import parse_count
 from ..measure import StepResult
 from .common import (FIO, MAX_BS, MAX_IOPS, MAX_IOS, MAX_LAT_NS, MAX_QD,
-                     MAX_RUNTIME_MS, BOM, number,
+                     MAX_RUNTIME_MS, BOM, listing, number,
                      parse_size, show)
 
 # How many lines starting with "{" are tried as the fio JSON object: a
@@ -95,6 +96,9 @@ _HEADER = re.compile(r"\(g=(?P<group>[0-9]+)\): "
                      r"iodepth=(?P<depth>[0-9]+)\s*$")
 # fio job names are at most 128 bytes: a longer line is not fio's.
 _MAX_HEADER_LEN = 1024
+# The bytes of a job name fio keeps for its reports (FIO_JOBNAME_SIZE
+# less the NUL).
+_MAX_JOB_NAME = 127
 # The first line of a job in fio's normal report, after its name: how
 # many clones (group_reporting) its numbers hold.
 _REPORT = re.compile(r"\(groupid=(?P<group>[0-9]+), "
@@ -184,6 +188,16 @@ def _object(value: Any, where: str) -> dict:
     return value
 
 
+def _job_name(name: str, field: str) -> str:
+    """A job name as fio prints it: it keeps 127 bytes of one (struct
+    thread_stat), so a longer one is not fio's output."""
+    if len(name.encode("utf-8", "replace")) > _MAX_JOB_NAME:
+        raise ParseError(FIO, field, "%s is not a fio job name: longer "
+                         "than the %d bytes fio keeps of one"
+                         % (show(name), _MAX_JOB_NAME))
+    return name
+
+
 def _fio_version(value: Any) -> Optional[Tuple[int, ...]]:
     """(3, 42) of "fio-3.42-6-g219f", (2, 1, 4) of "fio-2.1.4"; None when
     the document does not say."""
@@ -192,7 +206,9 @@ def _fio_version(value: Any) -> Optional[Tuple[int, ...]]:
     m = re.match(r"^fio-([0-9]+(?:\.[0-9]+)*)", value.strip())
     if not m:
         return None
-    return tuple(int(part) for part in m.group(1).split(".")[:4])
+    return tuple(parse_count(part, command=FIO, field='"fio version"',
+                             what="a fio version number")
+                 for part in m.group(1).split(".")[:4])
 
 
 # -- the measurements ---------------------------------------------------------
@@ -524,8 +540,8 @@ def _json_entry(index: int, job: Any, global_opts: Optional[dict],
     where = "jobs[%d]" % index
     job = _object(job, where)
     name = job.get("jobname")
-    name = name if isinstance(name, str) and name.strip() \
-        else "job%d" % index
+    name = _job_name(name, _path(where, "jobname")) \
+        if isinstance(name, str) and name.strip() else "job%d" % index
     group = None
     if "groupid" in job:
         group = int(number(job["groupid"], FIO, _path(where, "groupid"),
@@ -644,7 +660,9 @@ class _Terse:
     def __init__(self, lineno: int, line: str) -> None:
         self.lineno = lineno
         self.fields = line.split(";")
-        self.version = int(self.fields[0])
+        self.version = parse_count(self.fields[0], command=FIO,
+                                   field=self.where(1, "terse version"),
+                                   what="a terse version")
         self.layout = _Layout(self.version)
         if len(self.fields) < self.layout.minimum:
             raise ParseError(FIO, "line %d" % lineno, "a terse version %d "
@@ -720,7 +738,7 @@ def _terse_desc(header: _Header) -> _Desc:
 def _terse_entry(terse: _Terse, block: int,
                  headers: List[_Header]) -> _Entry:
     lay = terse.layout
-    name = terse.text(3)
+    name = _job_name(terse.text(3), terse.where(3, "jobname"))
     group = int(terse.value(4, "groupid", 1 << 31, whole=True))
     entry = _Entry(name, "line %d" % terse.lineno, group, block)
     error = terse.value(5, "error", 1 << 31, whole=True)
@@ -805,6 +823,12 @@ def _after_name(pattern: "re.Pattern[str]", line: str, mark: str
     return line[:at], pattern.match(line, at + 2)
 
 
+def _count(text: str, lineno: int, option: str, what: str) -> int:
+    """A number in fio's description or report of a job."""
+    return parse_count(text, command=FIO, field="line %d (%s)"
+                       % (lineno, option), what=what)
+
+
 def _runs(text: str) -> List[_Run]:
     """The runs in the text: a description after terse lines starts the
     next (the output of two runs pasted one after the other)."""
@@ -821,16 +845,20 @@ def _runs(text: str) -> List[_Run]:
                 after += 1
             clones = after < len(lines) and lines[after].strip() == "..."
             runs[-1].headers.append(_Header(
-                index + 1, name, int(m.group("group")),
+                index + 1, name,
+                _count(m.group("group"), index + 1, "g=", "a group number"),
                 m.group("rw"), m.group("bs"), m.group("engine"),
-                int(m.group("depth")), clones))
+                _count(m.group("depth"), index + 1, "iodepth=",
+                       "a queue depth"), clones))
         elif _TERSE.match(line):
             runs[-1].terse.append((index + 1, line))
         else:
             name, m = _after_name(_REPORT, line, ": (groupid=")
             if m:
-                runs[-1].members[(name, int(m.group("group")))] = \
-                    int(m.group("jobs"))
+                group = _count(m.group("group"), index + 1, "groupid=",
+                               "a group number")
+                runs[-1].members[(name, group)] = _count(
+                    m.group("jobs"), index + 1, "jobs=", "a number of jobs")
     return runs
 
 
@@ -1061,7 +1089,7 @@ def _import(entries: List[_Entry], scope: str, notes: List[str],
     used = [j for j in jobs if not j.why]
     if not used:
         raise ParseError(FIO, scope, "no job can be used for a write "
-                         "verdict: %s" % ("; ".join(unused)
+                         "verdict: %s" % (listing(unused, "jobs")
                                           or "there are no jobs"))
     use_clat = _latency_choice(used)
     steps: List[StepResult] = []

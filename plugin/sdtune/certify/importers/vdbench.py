@@ -52,20 +52,24 @@ from collections import Counter
 from typing import Dict, List, Optional, Set, Tuple
 
 from ...errors import ParseError
+from ...parsing import cut, parse_count
 from ..measure import Interval, StepResult
 from .common import (BOM, MAX_BS, MAX_IOPS, MAX_LAT_NS, MAX_QD, VDBENCH,
-                     number, parse_size)
+                     listing, number, parse_size)
 
 SECTOR = 512
-# How many unusable runs a refusal names: the message stays one line.
-_MAX_NOTES = 12
+# Characters of an RD name (and of a label, its loops added) a message
+# quotes.
+_MAX_RD_SHOWN = 60
+_MAX_LABEL_SHOWN = 160
 
 _START = re.compile(r"\b(Starting|Simulating) RD=([^;\s]+)(.*)$")
 _TOD = r"\d\d:\d\d:\d\d\.\d\d\d"
 # An interval row of a report: the time of day (absent in some copies;
 # glued to a label ten characters wide), the interval number or avg_a-b,
-# then the values.
-_LABEL = r"avg_\d{1,9}-\d{1,9}|\d{1,9}"
+# then the values.  Numbers of any length: a row whose number is too
+# long is refused (parse_count), not skipped as text that is no row.
+_LABEL = r"avg_\d+-\d+|\d+"
 _ROW = re.compile(r"^\s*(?:%s\s*)?(%s)\s+(\S.*)$" % (_TOD, _LABEL))
 _AVG = re.compile(r"^avg_(\d+)-(\d+)$")
 # Tokens that are (or try to be) values: a majority of them makes a line
@@ -117,9 +121,14 @@ class _Row:
         self.values = values
         self.table = table
         m = _AVG.match(label)
-        self.avg = (int(m.group(1)), int(m.group(2))) if m else None
-        self.number = int(label) if m is None else None
+        self.avg = (self._count(m.group(1)), self._count(m.group(2))) \
+            if m else None
+        self.number = self._count(label) if m is None else None
         self.cells: Dict[str, str] = {}
+
+    def _count(self, text: str) -> int:
+        return parse_count(text, command=VDBENCH, field="line %d"
+                           % self.lineno, what="an interval number")
 
 
 class _Run:
@@ -138,8 +147,10 @@ class _Run:
         self.text = ""              # the Starting RD line after the name
 
     def rd(self) -> str:
-        return "RD=%s" % self.name if self.name is not None else \
-            "the table at line %d" % self.lineno
+        """The run as messages name it; a name that runs on cut short."""
+        if self.name is None:
+            return "the table at line %d" % self.lineno
+        return "RD=%s" % cut(self.name, _MAX_RD_SHOWN)
 
 
 # -- reading the text ---------------------------------------------------------
@@ -627,7 +638,8 @@ def read_vdbench(text: str) -> Tuple[List[StepResult], List[str]]:
         if step is not None:
             steps.append(step)
         else:
-            shown = run.label if run.name is not None else run.rd()
+            shown = cut(run.label, _MAX_LABEL_SHOWN) \
+                if run.name is not None else run.rd()
             notes.append("%s%s: %s" % ("RD=" if run.name is not None
                                        else "", shown, why))
     return steps, notes
@@ -642,9 +654,6 @@ def parse_vdbench(text: str) -> List[StepResult]:
     if not notes:
         raise ParseError(VDBENCH, "", "no write run ('Starting RD=' and "
                          "interval lines) found")
-    shown = notes[:_MAX_NOTES]
-    if len(notes) > _MAX_NOTES:
-        shown.append("and %d more runs" % (len(notes) - _MAX_NOTES))
     raise ParseError(VDBENCH, "", "no run is usable (writes only, one "
                      "fixed transfer size, a raw device): %s"
-                     % "; ".join(shown))
+                     % listing(notes, "runs"))
