@@ -105,29 +105,6 @@ typedef struct run {
 	unsigned int	r_nerrs;
 } run_t;
 
-/* splitmix64 (Steele, Lea, Flood): one add, three xor-shifts, two muls. */
-static inline uint64_t
-splitmix64(uint64_t *s)
-{
-	uint64_t z;
-
-	z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return (z ^ (z >> 31));
-}
-
-/* Uniform in [0, n): the high word of x * n, no division. */
-static inline uint64_t
-scale64(uint64_t x, uint64_t n)
-{
-#ifdef __SIZEOF_INT128__
-	return ((uint64_t)(((unsigned __int128)x * n) >> 64));
-#else
-	return (x % n);
-#endif
-}
-
 static void
 stop_all(run_t *r)
 {
@@ -412,9 +389,12 @@ run_free(run_t *r)
 	(void) pthread_cond_destroy(&r->r_gate_cv);
 }
 
-/* Fill a buffer with the --fill byte or with bytes from the seed. */
-static void
-fill_buffer(uint8_t *b, size_t n, int fill, uint64_t seed)
+/*
+ * Fill a buffer with the --fill byte or with bytes from the seed (also
+ * sdio paired's buffer, so both modes write the same kind of data).
+ */
+void
+sdio_fill_buffer(uint8_t *b, size_t n, int fill, uint64_t seed)
 {
 	uint64_t s = seed ^ 0x5bd1e9955bd1e995ULL, x = 0;
 	size_t i;
@@ -499,7 +479,7 @@ sdio_run(const sdio_opts_t *o, sdio_dev_t *d, sdio_result_t *res,
 			run_free(&r);
 			return (SDIO_EXIT_SETUP);
 		}
-		fill_buffer(w->w_buf, (size_t)o->op_bs, o->op_fill,
+		sdio_fill_buffer(w->w_buf, (size_t)o->op_bs, o->op_fill,
 		    o->op_seed + i);
 	}
 

@@ -3,6 +3,7 @@
  * (DESIGN.md seam 3); Python never links it.
  *
  *	sdio [options] TARGET
+ *	sdio paired [options] --arm SPEC [--arm SPEC ...] TARGET
  *	sdio scsi inquiry|vpd PAGE|readcap16|modesense PAGE DEVICE [--json]
  *
  * The workload runs qd threads of synchronous I/O on TARGET (a file or a
@@ -11,7 +12,11 @@
  * percentiles, Welford mean/stddev, min/max, per-interval statistics and
  * any I/O errors, rendered once at the end.  See run.c for the loop,
  * hist.c for the histogram and its error bound, scsi.c for the
- * pass-through subcommand.
+ * pass-through subcommand.  `sdio paired` (paired.c) measures several
+ * workloads ("arms") in alternating rounds in one thread, so that drift
+ * and machine load hit them alike, and reports per-round, per-arm slice
+ * statistics for paired comparison.  This file holds the option parsing
+ * both modes share.
  *
  * Exit status (the contract with the Python side):
  *	0	success
@@ -19,7 +24,8 @@
  *	2	the target cannot be opened or set up (missing, no size,
  *		out of memory, no threads)
  *	3	an I/O error stopped the run (the JSON is still printed, the
- *		errors listed with op, offset and errno)
+ *		errors listed with op, offset and errno; sdio paired lists
+ *		the rounds completed before it)
  *	4	a SCSI command failed or the target does not take SCSI
  *		commands (sdio scsi)
  */
@@ -44,6 +50,7 @@
 
 static const char usage_text[] =
 "usage: sdio [options] TARGET\n"
+"       sdio paired [paired options] --arm SPEC [--arm SPEC ...] TARGET\n"
 "       sdio scsi inquiry|vpd PAGE|readcap16|modesense PAGE DEVICE [--json]\n"
 "\n"
 "  --backend sync|null   I/O backend (default sync; null does no I/O)\n"
@@ -68,22 +75,22 @@ static const char usage_text[] =
 "  --fill BYTE           buffer contents (default: pseudo-random bytes)\n"
 "  --json                one JSON document on stdout\n"
 "\n"
+"sdio paired: every round gives each arm one slice, in a new shuffled\n"
+"order; the region is split into one sub-region per arm.\n"
+"  --arm SPEC            name=NAME,bs=BYTES[,offset=BYTES]\n"
+"                        [,pattern=seq|rand][,flush=none|each]\n"
+"                        [,rw=write|read]; 1 to 32 arms, NAME 1 to 32 of\n"
+"                        A-Z a-z 0-9 . _ - and unique\n"
+"  --rounds N            reported rounds (default 8)\n"
+"  --warmup-rounds N     unreported rounds first (default 1)\n"
+"  --slice SECONDS       least time per slice (default 0.03)\n"
+"  --min-ios N           least timed I/Os per slice (default 8)\n"
+"  --time SECONDS        stop after the round that passes it (default 0:\n"
+"                        no bound)\n"
+"  --backend, --direct, --seed, --region, --json as above\n"
+"\n"
 "exit status: 0 ok, 1 usage, 2 cannot open or set up the target,\n"
 "             3 I/O error, 4 SCSI command failed or not supported\n";
-
-typedef enum {
-	OPT_BACKEND, OPT_RW, OPT_PATTERN, OPT_FLUSH,	/* words */
-	OPT_BYTES, OPT_UINT, OPT_SECONDS, OPT_REL,	/* numbers */
-	OPT_FILL, OPT_FLAG
-} opt_kind_t;
-
-typedef struct opt_def {
-	const char	*od_name;
-	opt_kind_t	od_kind;
-	size_t		od_off;		/* field in sdio_opts_t */
-	uint64_t	od_min;		/* for numbers */
-	uint64_t	od_max;
-} opt_def_t;
 
 #define	F(field)	offsetof(sdio_opts_t, field)
 
@@ -109,8 +116,14 @@ static const opt_def_t opt_defs[] = {
 	{ NULL, OPT_FLAG, 0, 0, 0 }
 };
 
-static int
-usage_error(const char *fmt, const char *a, const char *b)
+void
+sdio_usage(FILE *f)
+{
+	(void) fputs(usage_text, f);
+}
+
+int
+sdio_usage_error(const char *fmt, const char *a, const char *b)
 {
 	(void) fprintf(stderr, "sdio: ");
 	(void) fprintf(stderr, fmt, a, b);
@@ -158,6 +171,18 @@ parse_u64(const char *s, uint64_t *out)
 	return (0);
 }
 
+/* A number that is zero however spelt ("0", "0.0", "0e3"). */
+static int
+is_zero(const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	return (errno == 0 && end != s && *end == '\0' && v == 0.0);
+}
+
 static int
 parse_double(const char *s, double *out)
 {
@@ -173,8 +198,12 @@ parse_double(const char *s, double *out)
 	return (0);
 }
 
-static int
-set_option(sdio_opts_t *o, const opt_def_t *d, const char *val)
+/*
+ * Store val, parsed as d says, in the field of o (an sdio_opts_t, or any
+ * struct d's table describes).  Returns 0, or -1 when val is bad.
+ */
+int
+sdio_set_option(void *o, const opt_def_t *d, const char *val)
 {
 	void *p = (char *)o + d->od_off;
 	uint64_t u;
@@ -237,11 +266,65 @@ set_option(sdio_opts_t *o, const opt_def_t *d, const char *val)
 			return (-1);
 		*(double *)p = x;
 		return (0);
+	case OPT_BOUND:
+		/* 0 turns the bound off, so callers can always pass it. */
+		if (is_zero(val)) {
+			*(double *)p = 0.0;
+			return (0);
+		}
+		if (parse_double(val, &x) != 0)
+			return (-1);
+		*(double *)p = x;
+		return (0);
 	case OPT_FLAG:
 		*(int *)p = 1;
 		return (0);
+	case OPT_SPEC:
+		break;
 	}
 	return (-1);
+}
+
+/*
+ * argv[*ip] starts with "--": find it in defs and its value ("--name=V",
+ * "--name V", none for a flag), moving *ip past a separate value.
+ * Returns 0, or SDIO_EXIT_USAGE after a message.
+ */
+int
+sdio_next_option(int argc, char **argv, int *ip, const opt_def_t *defs,
+    const opt_def_t **dp, const char **valp)
+{
+	const opt_def_t *d;
+	const char *name, *eq;
+	size_t nlen;
+	int i = *ip;
+
+	name = argv[i] + 2;
+	eq = strchr(name, '=');
+	nlen = eq != NULL ? (size_t)(eq - name) : strlen(name);
+	for (d = defs; d->od_name != NULL; d++)
+		if (strlen(d->od_name) == nlen &&
+		    strncmp(d->od_name, name, nlen) == 0)
+			break;
+	if (d->od_name == NULL)
+		return (sdio_usage_error("unknown option '%s'%s", argv[i],
+		    ""));
+	if (d->od_kind == OPT_FLAG) {
+		if (eq != NULL)
+			return (sdio_usage_error("option '--%s' takes no "
+			    "value%s", d->od_name, ""));
+		*valp = "";
+	} else if (eq != NULL) {
+		*valp = eq + 1;
+	} else if (i + 1 < argc) {
+		*valp = argv[++i];
+	} else {
+		return (sdio_usage_error("option '--%s' needs a value%s",
+		    d->od_name, ""));
+	}
+	*dp = d;
+	*ip = i;
+	return (0);
 }
 
 /* Parse argv into o.  Returns 0, or an exit status after a message. */
@@ -249,9 +332,8 @@ static int
 parse_args(int argc, char **argv, sdio_opts_t *o)
 {
 	const opt_def_t *d;
-	const char *name, *val, *eq;
-	size_t nlen;
-	int i, seen_min = 0, seen_stable = 0;
+	const char *val;
+	int i, rc, seen_min = 0, seen_stable = 0;
 
 	(void) memset(o, 0, sizeof (*o));
 	o->op_backend = &sdio_sync_ops;
@@ -272,36 +354,17 @@ parse_args(int argc, char **argv, sdio_opts_t *o)
 		}
 		if (strncmp(argv[i], "--", 2) != 0 || argv[i][2] == '\0') {
 			if (o->op_target != NULL)
-				return (usage_error("more than one target: "
-				    "'%s' and '%s'", o->op_target, argv[i]));
+				return (sdio_usage_error("more than one "
+				    "target: '%s' and '%s'", o->op_target,
+				    argv[i]));
 			o->op_target = argv[i];
 			continue;
 		}
-		name = argv[i] + 2;
-		eq = strchr(name, '=');
-		nlen = eq != NULL ? (size_t)(eq - name) : strlen(name);
-		for (d = opt_defs; d->od_name != NULL; d++)
-			if (strlen(d->od_name) == nlen &&
-			    strncmp(d->od_name, name, nlen) == 0)
-				break;
-		if (d->od_name == NULL)
-			return (usage_error("unknown option '%s'%s", argv[i],
-			    ""));
-		if (d->od_kind == OPT_FLAG) {
-			if (eq != NULL)
-				return (usage_error("option '--%s' takes no "
-				    "value%s", d->od_name, ""));
-			val = "";
-		} else if (eq != NULL) {
-			val = eq + 1;
-		} else if (i + 1 < argc) {
-			val = argv[++i];
-		} else {
-			return (usage_error("option '--%s' needs a value%s",
-			    d->od_name, ""));
-		}
-		if (set_option(o, d, val) != 0)
-			return (usage_error("bad value '%s' for --%s", val,
+		if ((rc = sdio_next_option(argc, argv, &i, opt_defs, &d,
+		    &val)) != 0)
+			return (rc);
+		if (sdio_set_option(o, d, val) != 0)
+			return (sdio_usage_error("bad value '%s' for --%s", val,
 			    d->od_name));
 		if (strcmp(d->od_name, "min-intervals") == 0)
 			seen_min = 1;
@@ -310,25 +373,27 @@ parse_args(int argc, char **argv, sdio_opts_t *o)
 	}
 
 	if (o->op_target == NULL)
-		return (usage_error("no target given%s%s", "", ""));
+		return (sdio_usage_error("no target given%s%s", "", ""));
 	/* Each interval costs a slot until the end; keep their number sane. */
 	if (o->op_interval_s > 0.0 && o->op_interval_s < MIN_INTERVAL_S)
-		return (usage_error("--interval is below 1 ms%s%s", "", ""));
-	if (o->op_stable_rel > 0.0 && o->op_interval_s <= 0.0)
-		return (usage_error("--stable needs --interval%s%s", "", ""));
-	if (seen_min && !seen_stable)
-		return (usage_error("--min-intervals needs --stable%s%s", "",
+		return (sdio_usage_error("--interval is below 1 ms%s%s", "",
 		    ""));
+	if (o->op_stable_rel > 0.0 && o->op_interval_s <= 0.0)
+		return (sdio_usage_error("--stable needs --interval%s%s", "",
+		    ""));
+	if (seen_min && !seen_stable)
+		return (sdio_usage_error("--min-intervals needs --stable%s%s",
+		    "", ""));
 	if (o->op_time_s <= 0.0 && o->op_max_ios == 0)
 		o->op_time_s = DEFAULT_TIME_S;
 	if (o->op_region != 0 && o->op_region < o->op_bs)
-		return (usage_error("--region is smaller than --bs%s%s", "",
-		    ""));
+		return (sdio_usage_error("--region is smaller than --bs%s%s",
+		    "", ""));
 	return (0);
 }
 
-static const char *
-op_name(int op)
+const char *
+sdio_op_name(int op)
 {
 	switch (op) {
 	case SDIO_OP_READ:
@@ -361,11 +426,30 @@ per_second(uint64_t n, uint64_t ns)
 	return (ns == 0 ? 0.0 : (double)n * 1e9 / (double)ns);
 }
 
+/* The errors array, shared with sdio paired: op, offset, errno, error. */
+void
+sdio_json_errors(FILE *f, const sdio_err_t *errs, unsigned int n)
+{
+	const sdio_err_t *e;
+	unsigned int i;
+
+	(void) fprintf(f, "[");
+	for (i = 0; i < n; i++) {
+		e = &errs[i];
+		(void) fprintf(f, "%s{\"op\": \"%s\", \"offset\": %llu, "
+		    "\"errno\": %d, \"error\": ", i == 0 ? "" : ", ",
+		    sdio_op_name(e->e_op), (unsigned long long)e->e_offset,
+		    e->e_errno);
+		json_string(f, strerror(e->e_errno));
+		(void) fprintf(f, "}");
+	}
+	(void) fprintf(f, "]");
+}
+
 static void
 print_json(const sdio_opts_t *o, const sdio_result_t *r)
 {
 	const sdio_ival_t *iv;
-	const sdio_err_t *e;
 	uint64_t i;
 	FILE *f = stdout;
 
@@ -433,17 +517,9 @@ print_json(const sdio_opts_t *o, const sdio_result_t *r)
 		    (unsigned long long)iv->iv_p90,
 		    (unsigned long long)iv->iv_p99);
 	}
-	(void) fprintf(f, "],\n \"errors\": [");
-	for (i = 0; i < r->r_nerrs; i++) {
-		e = &r->r_errs[i];
-		(void) fprintf(f, "%s{\"op\": \"%s\", \"offset\": %llu, "
-		    "\"errno\": %d, \"error\": ", i == 0 ? "" : ", ",
-		    op_name(e->e_op), (unsigned long long)e->e_offset,
-		    e->e_errno);
-		json_string(f, strerror(e->e_errno));
-		(void) fprintf(f, "}");
-	}
-	(void) fprintf(f, "],\n \"threads\": [");
+	(void) fprintf(f, "],\n \"errors\": ");
+	sdio_json_errors(f, r->r_errs, r->r_nerrs);
+	(void) fprintf(f, ",\n \"threads\": [");
 	for (i = 0; i < r->r_nthreads; i++)
 		(void) fprintf(f, "%s{\"ios\": %llu}", i == 0 ? "" : ", ",
 		    (unsigned long long)r->r_threads[i]);
@@ -474,7 +550,7 @@ print_human(const sdio_opts_t *o, const sdio_result_t *r)
 	    (double)r->r_max / 1e3);
 	for (i = 0; i < r->r_nerrs; i++)
 		(void) printf("  error: %s at offset %llu: %s\n",
-		    op_name(r->r_errs[i].e_op),
+		    sdio_op_name(r->r_errs[i].e_op),
 		    (unsigned long long)r->r_errs[i].e_offset,
 		    strerror(r->r_errs[i].e_errno));
 }
@@ -562,8 +638,12 @@ main(int argc, char **argv)
 
 	if (argc >= 2 && strcmp(argv[1], "scsi") == 0)
 		return (sdio_scsi_main(argc - 2, argv + 2));
+	if (argc >= 2 && strcmp(argv[1], "paired") == 0)
+		return (sdio_paired_main(argc - 1, argv + 1));
 	if (argc >= 2 && strcmp(argv[1], "--selftest-hist") == 0)
 		return (sdio_selftest_hist(argc - 2, argv + 2));
+	if (argc == 2 && strcmp(argv[1], "--selftest-median") == 0)
+		return (sdio_selftest_median());
 	if ((rc = parse_args(argc, argv, &o)) != 0)
 		return (rc);
 

@@ -14,6 +14,7 @@
 
 #include <sys/types.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 #ifdef __sun
 #include <sys/time.h>		/* gethrtime() */
@@ -134,10 +135,65 @@ typedef struct sdio_result {
 	sdio_stop_t	r_stopped;
 } sdio_result_t;
 
+/*
+ * Options as data (sdio.c): the run mode and `sdio paired` describe
+ * their options, and paired its --arm keys, in tables of opt_def_t, so
+ * that every value is parsed, bounded and refused the same way.
+ */
+typedef enum {
+	OPT_BACKEND, OPT_RW, OPT_PATTERN, OPT_FLUSH,	/* words */
+	OPT_BYTES, OPT_UINT, OPT_SECONDS, OPT_REL,	/* numbers */
+	OPT_BOUND,	/* seconds, or 0 (any spelling) for none */
+	OPT_FILL, OPT_FLAG,
+	OPT_SPEC	/* a value the caller parses itself */
+} opt_kind_t;
+
+typedef struct opt_def {
+	const char	*od_name;
+	opt_kind_t	od_kind;
+	size_t		od_off;		/* field in the caller's struct */
+	uint64_t	od_min;		/* for numbers */
+	uint64_t	od_max;
+} opt_def_t;
+
+extern void sdio_usage(FILE *);
+extern int sdio_usage_error(const char *, const char *, const char *);
+extern int sdio_next_option(int, char **, int *, const opt_def_t *,
+    const opt_def_t **, const char **);
+extern int sdio_set_option(void *, const opt_def_t *, const char *);
+extern const char *sdio_op_name(int);
+extern void sdio_json_errors(FILE *, const sdio_err_t *, unsigned int);
+extern void sdio_fill_buffer(uint8_t *, size_t, int, uint64_t);
+
 extern int sdio_run(const sdio_opts_t *, sdio_dev_t *, sdio_result_t *,
     char *, size_t);
+extern int sdio_paired_main(int, char **);
 extern int sdio_selftest_hist(int, char **);
+extern int sdio_selftest_median(void);
 extern int sdio_scsi_main(int, char **);
+
+/* splitmix64 (Steele, Lea, Flood): one add, three xor-shifts, two muls. */
+static inline uint64_t
+splitmix64(uint64_t *s)
+{
+	uint64_t z;
+
+	z = (*s += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return (z ^ (z >> 31));
+}
+
+/* Uniform in [0, n): the high word of x * n, no division. */
+static inline uint64_t
+scale64(uint64_t x, uint64_t n)
+{
+#ifdef __SIZEOF_INT128__
+	return ((uint64_t)(((unsigned __int128)x * n) >> 64));
+#else
+	return (x % n);
+#endif
+}
 
 /* Monotonic nanoseconds: one read per completed I/O. */
 static inline uint64_t
