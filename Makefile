@@ -52,9 +52,9 @@ deps:
 
 check: deps engine lint test
 
-# The emulated-drive certification tests measure timing: they run first,
-# on a machine the rest of the suite has not yet filled with dirty pages
-# and processes (issue 12 is about making them robust under load).
+# The emulated-drive certification tests measure timing; paired rounds
+# make them robust under load, and they run first all the same, so that a
+# failure there is seen early.
 test:
 	$(PYTEST) -q tests/emu
 	$(PYTEST) -q --ignore=tests/emu tests

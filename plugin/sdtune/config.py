@@ -4,6 +4,8 @@ by key:
  1. the shipped defaults, read-only, next to the package
     (<package>/../../conf/sdtune.conf: conf/sdtune.conf in the tree,
     /usr/lib/sdtune/conf/sdtune.conf installed), replaced on upgrade;
+    in a source tree the engine is the tree's own plugin/engine/sdio
+    (source_tree_engine);
  2. the system's local settings, SYSTEM_CONFIG, when that file exists:
     only the keys the operator changes, so keys added by a later version
     still arrive from the defaults;
@@ -62,6 +64,19 @@ def default_config_path() -> str:
     package_dir = os.path.dirname(os.path.abspath(__file__))
     return os.path.normpath(os.path.join(package_dir, "..", "..", "conf",
                                          "sdtune.conf"))
+
+
+def source_tree_engine() -> Optional[str]:
+    """The sdio built in the source tree this package runs from
+    (plugin/engine/sdio next to plugin/sdtune, recognised by its sources),
+    or None when sdtune is installed.  A checkout then measures with the
+    engine built beside it, not with an installed one of another
+    version: `make` builds it."""
+    package_dir = os.path.dirname(os.path.abspath(__file__))
+    engine_dir = os.path.normpath(os.path.join(package_dir, "..", "engine"))
+    if os.path.isfile(os.path.join(engine_dir, "sdio.c")):
+        return os.path.join(engine_dir, "sdio")
+    return None
 
 
 def _line_of(text: str, section: str, key: Optional[str] = None) -> int:
@@ -156,10 +171,16 @@ def load_config(host: Host, override: Optional[str] = None,
         files.append(override)
     sections: Dict[str, Dict[str, str]] = {}
     origin: Dict[Tuple[str, str], str] = {}
-    for path in files:
+    for index, path in enumerate(files):
         for name, values in _read(host, path).items():
             sections.setdefault(name, {}).update(values)
             origin.update({(name, key): path for key in values})
+        engine = source_tree_engine() if index == 0 else None
+        if engine is not None:
+            # Layer 1 in a source tree: the tree's engine, unless a local
+            # setting or --config names another.
+            sections.setdefault("commands", {})["sdio"] = engine
+            origin[("commands", "sdio")] = path
     return Config(commands=dict(sections.get("commands", {})),
                   paths=dict(sections.get("paths", {})),
                   libraries=dict(sections.get("libraries", {})),

@@ -26,7 +26,8 @@ FAKE_SDIO = r'''#!%(python)s
 """sdio for the tests: logs its arguments; "scsi" queries get no answer
 (a file is no SCSI device); every I/O run writes its block size at its
 offset into the target, as a measurement would, and reports steady
-intervals."""
+intervals; `paired` does so for every arm, in the arm's stretch of the
+region, and reports steady rounds."""
 import json
 import sys
 
@@ -37,6 +38,29 @@ if args[:1] == ["scsi"]:
     sys.stderr.write("sdio: %%s: not a SCSI device\n" %% args[-1])
     sys.exit(4)
 opt = {a: b for a, b in zip(args, args[1:]) if a.startswith("--")}
+if args[:1] == ["paired"]:
+    arms = [dict(kv.split("=") for kv in b.split(","))
+            for a, b in zip(args, args[1:]) if a == "--arm"]
+    sub = int(opt["--region"]) // len(arms)
+    sub -= sub %% (1 << 20)
+    with open(args[-1], "r+b") as target:
+        for i, arm in enumerate(arms):
+            target.seek(i * sub + int(arm["offset"]))
+            target.write(b"\xa5" * int(arm["bs"]))
+    cost = [40000.0 + 10.0 * int(a["bs"]) +
+            (300000.0 if a["flush"] == "each" else 0.0) for a in arms]
+    rounds = [{"index": r, "order": list(range(len(arms))),
+               "slices": [{"arm": i, "ios": 8, "settle": 1,
+                           "median_ns": c, "mean_ns": c}
+                          for i, c in enumerate(cost)]}
+              for r in range(int(opt["--rounds"]))]
+    print(json.dumps({
+        "version": 1, "mode": "paired",
+        "arms": [{"index": i, "name": a["name"]}
+                 for i, a in enumerate(arms)],
+        "rounds": rounds, "errors": [], "elapsed_ns": 100000000,
+        "stopped": "rounds"}))
+    sys.exit(0)
 bs, offset = int(opt["--bs"]), int(opt["--offset"])
 with open(args[-1], "r+b") as target:
     target.seek(offset)
@@ -71,7 +95,8 @@ class Lab:
                     "min_intervals = 2\nphases = sector,cache\n")
         self.target = str(tmp_path / "scratch.img")
         with open(self.target, "wb") as f:
-            f.write(bytes(range(256)) * 256)          # 64 KiB, not zeros
+            f.write(bytes(range(256)) * 256)          # not zeros
+            f.truncate(64 << 20)                      # the smallest target
         self.state = os.path.join(self.app.root, "var", "sdtune")
 
     def sdtune(self, *args):
@@ -252,7 +277,9 @@ def test_W4_logical_block_out_of_range(lab):
         assert lab.md5() == before
     proc = lab.certify(lab.target, extra=("--logical-block", "4096"))
     assert proc.returncode == 0, proc.stderr
-    assert min(int(c[c.index("--bs") + 1]) for c in lab.io_runs()) == 4096
+    sizes = [int(kv[3:]) for c in lab.io_runs() for a in c
+             for kv in a.split(",") if kv.startswith("bs=")]
+    assert sizes and min(sizes) == 4096
 
 
 # ------------------------------------------------------------------ F9

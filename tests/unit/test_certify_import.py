@@ -125,5 +125,5 @@ def test_caching_page_wce():
 def test_readcap16_physical_exponent():
     data = (1000).to_bytes(8, "big") + (512).to_bytes(4, "big") + \
         bytes([0, 3]) + bytes(18)
-    assert evidence.decode_readcap16(data) == (512, 4096)
+    assert evidence.decode_readcap16(data) == (512, 4096, 1001 * 512)
     assert evidence.decode_readcap16(bytes(32)) is None

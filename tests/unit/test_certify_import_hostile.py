@@ -16,11 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sdtune.certify import importers
-from sdtune.certify.command import (Target, _require_finite, build_record,
-                                    cmd_infer)
-from sdtune.certify.evidence import DeviceEvidence
+from sdtune.certify.command import _require_finite, cmd_infer
+from sdtune.certify.costs import IndependentCosts
 from sdtune.certify.measure import StepResult
-from sdtune.certify.plan import Step, Timing
+from sdtune.certify.verdict import decide_cache
 from sdtune.errors import ParseError, SdtuneError
 
 HERE = os.path.dirname(__file__)
@@ -321,19 +320,16 @@ def test_vdbench_message_lines_are_not_interval_lines():
 
 # -- the record ---------------------------------------------------------------
 
-def test_build_record_keys_cache_steps_by_plan_step():
+def test_cache_verdict_compares_the_runs_it_is_given_by_name():
     def flat(name, ns):
         return StepResult(name, 4096, ios=10, lat_mean_ns=ns,
                           lat_sd_ns=ns / 100)
-    plan = [Step("cache", "write", 4096),
-            Step("cache", "write-flush", 4096, flush="each")]
     for names in (("write", "write-flush"), ("fio w4k", "fio w4k-sync")):
-        results = {"write": flat(names[0], 20000.0),
-                   "write-flush": flat(names[1], 900000.0)}
-        rec = build_record(Target("t", "t", None), None, DeviceEvidence(),
-                           plan, results, Timing(warmup_intervals=0), False,
-                           512, 0.0)
-        assert rec["cache"] == "volatile", names
+        costs = IndependentCosts([flat(names[0], 20000.0),
+                                  flat(names[1], 900000.0)])
+        verdict = decide_cache(costs, None, None, write=names[0],
+                               flushed=names[1])
+        assert verdict.cache == "volatile", names
 
 
 def test_non_finite_verdict_is_refused_naming_the_value():

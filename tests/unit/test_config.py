@@ -53,6 +53,25 @@ def test_default_path_is_in_tree():
     assert default_config_path() == os.path.join(REPO, "conf", "sdtune.conf")
 
 
+def test_installed_package_uses_the_installed_engine(tmp_path):
+    """An installed copy of the package (no engine sources beside it)
+    keeps the shipped sdio path; a source tree names its own engine."""
+    import shutil
+    import subprocess
+    import sys
+    lib = tmp_path / "lib" / "sdtune"
+    shutil.copytree(os.path.join(REPO, "plugin", "sdtune"),
+                    str(lib / "plugin" / "sdtune"))
+    shutil.copytree(os.path.join(REPO, "conf"), str(lib / "conf"))
+    probe = ("import sdtune.config as c; print(c.source_tree_engine())")
+    out = subprocess.run([sys.executable, "-c", probe], check=True,
+                         env={"PYTHONPATH": str(lib / "plugin")},
+                         capture_output=True, text=True).stdout
+    assert out == "None\n"
+    assert sdtune.config.source_tree_engine() == os.path.join(
+        REPO, "plugin", "engine", "sdio")
+
+
 def test_system_layer_is_etc_by_default():
     """The CLI calls load_config(host, override): the system layer is then
     /etc/sdtune/sdtune.conf, an absolute path on this machine."""
@@ -74,7 +93,8 @@ def test_defaults_load():
         "update_drv": "/usr/sbin/update_drv",
         "devfsadm": "/usr/sbin/devfsadm",
         "dtrace": "/usr/sbin/dtrace",
-        "sdio": "/usr/lib/sdtune/bin/sdio",
+        # Run from the source tree: the tree's engine.
+        "sdio": os.path.join(REPO, "plugin", "engine", "sdio"),
     }
     assert cfg.paths == {"sd_conf": "/kernel/drv/sd.conf",
                          "state_dir": "/var/sdtune"}
@@ -205,7 +225,7 @@ def test_layers_in_order(tmp_path):
     assert cfg.commands["zpool"] == "/usr/sbin/zpool"        # defaults
     assert cfg.sections["journal"] == {"generations": "30"}
     assert cfg.sections["sdconf"] == {"flavour": "upstream"}
-    assert cfg.sections["certify"]["step_max_s"] == "6"
+    assert cfg.sections["certify"]["step_max_s"] == "4"
 
 
 def test_system_layer_without_override(tmp_path):

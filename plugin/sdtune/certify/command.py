@@ -23,11 +23,15 @@ from ..host import Host
 from ..inventory.disks import Disk, Inventory, take_inventory
 from ..report import render_table, text_or_dash, to_json
 from . import records
+from .costs import Costs, IndependentCosts
 from .evidence import DeviceEvidence, query_evidence
 from .measure import StepResult
-from .plan import Step, Timing, build_plan, logical_block_problem
-from .runner import run_plan
-from .verdict import decide_cache, decide_queue_depth, decide_sector
+from .plan import (MIN_REGION_BYTES, Timing, build_plan,
+                   logical_block_problem, region_for)
+from .runner import Progress, run_paired, run_steps
+from .verdict import (CacheVerdict, QueueVerdict, SectorVerdict,
+                      decide_cache, decide_queue_depth, decide_sector,
+                      flush_timing)
 
 _DEV_NAME = re.compile(r"^(c[0-9]+(?:t[0-9A-Fa-f]+)?d[0-9]+)(?:[sp][0-9]+)?$")
 RAW_DIR = "/dev/rdsk"
@@ -129,42 +133,99 @@ def _refuse_in_use(arg: str, disk: Disk) -> None:
                            % "; ".join(disk.rejected_reasons))
 
 
+def _device_size(host: Host, target: Target,
+                 evidence: DeviceEvidence) -> Tuple[Optional[int], str]:
+    """The target's size in bytes and where it came from."""
+    if target.disk is not None and target.disk.size_bytes:
+        return target.disk.size_bytes, "the inventory"
+    if target.disk is None:
+        try:
+            return host.stat(target.device).st_size, "the file's size"
+        except SdtuneError:
+            pass
+    if evidence.capacity_bytes:
+        return evidence.capacity_bytes, "READ CAPACITY(16)"
+    return None, ""
+
+
+def measure_region(host: Host, target: Target, evidence: DeviceEvidence,
+                   timing: Timing) -> dict:
+    """The region the writes stay in, clamped to the device; a device
+    too small (or of unknown size) is refused before any write."""
+    size, source = _device_size(host, target, evidence)
+    if size is None:
+        raise RefusedError("certify", target.arg, "its size is unknown (not"
+                           " in the inventory and no READ CAPACITY answer):"
+                           " the writes could run past its end")
+    region = region_for(size, timing)
+    if not region:
+        raise RefusedError("certify", target.arg, "%d bytes (%s) is too "
+                           "small for a meaningful test: at least %d MiB "
+                           "needed" % (size, source, MIN_REGION_BYTES >> 20))
+    return {"bytes": region, "device_bytes": size, "size_from": source}
+
+
 def certify_one(host: Host, target: Target, timing: Timing,
                 trust_timing: bool, logical_override: Optional[int],
-                progress) -> dict:
+                progress: Optional[Progress] = None) -> dict:
     evidence = query_evidence(host, target.device)
     disk = target.disk
     logical = logical_override or (disk.logical_block_bytes if disk else
                                    None) or evidence.logical_block or 512
+    region = measure_region(host, target, evidence, timing)
     plan = build_plan(logical, timing.phases)
-    results = run_plan(host, target.device, target.arg, plan, timing,
-                       progress)
-    return build_record(target, disk, evidence, plan, results, timing,
-                        trust_timing, logical, host.now())
+    suppressed = bool(disk and disk.sd.suppress_cache_flush)
+    dev, label, nbytes = target.device, target.arg, region["bytes"]
+    sector = cache_costs = None
+    phases: Dict[str, dict] = {}
+    if plan.sector:
+        sector_costs = run_paired(host, dev, label, plan.sector, timing,
+                                  nbytes,
+                                  lambda c: decide_sector(c).confidence,
+                                  progress)
+        sector = decide_sector(sector_costs)
+        phases["sector"] = sector_costs.progress()
+    # Flush timing means nothing where sd already suppresses flushes.
+    if plan.cache and not suppressed:
+        cache_costs = run_paired(host, dev, label, plan.cache, timing,
+                                 nbytes, _flush_confidence, progress)
+        phases["cache"] = cache_costs.progress()
+    cache = decide_cache(cache_costs, evidence.nv_sup, evidence.wce,
+                         suppressed, trust_timing)
+    t0 = host.monotonic_ns()
+    queue = decide_queue_depth(
+        run_steps(host, dev, label, plan.qd, timing, nbytes, progress),
+        timing.warmup_intervals, transport_of(disk))
+    if plan.qd:
+        phases["qd"] = {"steps": len(plan.qd), "seconds": round(
+            (host.monotonic_ns() - t0) / 1e9, 2)}
+    rec = build_record(target, disk, evidence, sector, cache, queue,
+                       logical, host.now())
+    rec["evidence"]["region"] = region
+    rec["evidence"]["phases"] = phases
+    return rec
+
+
+def _flush_confidence(costs: Costs) -> float:
+    timing = flush_timing(costs, "write", "write-flush", {})
+    return timing[1] if timing else 0.0
+
+
+def transport_of(disk: Optional[Disk]) -> Optional[str]:
+    """"sata" for a SATA drive: the SCSI-ATA translation reports the
+    vendor "ATA" (facts §4); None when unknown."""
+    if disk is not None and (disk.vid or "").strip() == "ATA":
+        return "sata"
+    return None
 
 
 def build_record(target: Target, disk: Optional[Disk],
-                 evidence: DeviceEvidence, plan: List[Step],
-                 results: Dict[str, StepResult], timing: Timing,
-                 trust_timing: bool, logical: int, now: float,
-                 source: str = "sdio") -> dict:
+                 evidence: DeviceEvidence, sector: Optional[SectorVerdict],
+                 cache: CacheVerdict, queue: QueueVerdict, logical: int,
+                 now: float, source: str = "sdio") -> dict:
     """The verdicts and the record; shared with `infer`."""
-    warm = timing.warmup_intervals
-    by_phase: Dict[str, List[StepResult]] = {}
-    # The cache steps by their name in the plan ("write", "write-flush"):
-    # an imported result keeps the name of its run ("fio w4k").
-    cache_steps: Dict[str, StepResult] = {}
-    for step in plan:
-        if step.name in results:
-            by_phase.setdefault(step.phase, []).append(results[step.name])
-            if step.phase == "cache":
-                cache_steps[step.name] = results[step.name]
-    sector = decide_sector(by_phase.get("sector", []), warm)
-    suppressed = bool(disk and disk.sd.suppress_cache_flush)
-    cache = decide_cache(cache_steps.get("write"),
-                         cache_steps.get("write-flush"), evidence.nv_sup,
-                         evidence.wce, suppressed, trust_timing, warm)
-    queue = decide_queue_depth(by_phase.get("qd", []), warm)
+    if sector is None:
+        sector = SectorVerdict(None, 0.0, "not measured")
     recommended: Dict[str, object] = {}
     if sector.native and sector.native > max(512, logical):
         recommended["physical-block-size"] = sector.native
@@ -194,6 +255,7 @@ def build_record(target: Target, disk: Optional[Disk],
         "cache_confidence": cache.confidence,
         "cache_reason": cache.reason,
         "queue_depth": {"knee": queue.knee,
+                        "knees": queue.knees,
                         "throttle_max": queue.throttle_max,
                         "throttle_min": queue.throttle_min,
                         "confidence": queue.confidence,
@@ -244,6 +306,10 @@ def cmd_certify(host: Host, state_dir: str, timing: Timing,
         if why:
             raise UsageError("certify", "--logical-block %d" % logical_block,
                              why)
+    if not host.can_run("sdio"):
+        raise SdtuneError("certify", " ".join(targets), "the sdio engine "
+                          "is not installed (in a source tree: build it "
+                          "with 'make engine')")
     inventory = take_inventory(host) if _needs_inventory(targets) else None
     resolved = resolve_targets(host, targets, confirm, inventory)
     # Before the first I/O on any target: its data is destroyed, so the
@@ -255,12 +321,15 @@ def cmd_certify(host: Host, state_dir: str, timing: Timing,
         for target in resolved:
             started = host.monotonic_ns()
 
-            def progress(step: Step, res: StepResult, t=target,
-                         t0=started):
+            def progress(phase: str, what: str, value: float,
+                         conf: Optional[float], t=target,
+                         t0=started) -> None:
                 if tty:
-                    err.write("\r%-24s %-6s %-22s %6.1f s %9.0f IOPS" % (
-                        t.arg[-24:], step.phase, step.name,
-                        (host.monotonic_ns() - t0) / 1e9, res.iops))
+                    err.write("\r%-24s %-6s %-18s %6.1f s %s" % (
+                        t.arg[-24:], phase, what,
+                        (host.monotonic_ns() - t0) / 1e9,
+                        "confidence %.2f" % conf if conf is not None
+                        else "%9.0f IOPS" % value))
                     err.flush()
             rec = certify_one(host, target, timing, trust_timing,
                               logical_block, progress)
@@ -356,22 +425,19 @@ def cmd_infer(path: str, fmt: Optional[str], text: str, out: TextIO,
     for line in imported.notes:
         (err or sys.stderr).write("sdtune: note: '%s': %s %s\n"
                                   % (path, fmt, line))
-    sector, pair, qd = classify(steps)
-    plan = [Step("sector", s.name, s.bs, offset=s.offset) for s in sector]
-    plan += [Step("qd", s.name, s.bs, qd=s.qd) for s in qd]
-    results = {s.name: s for s in sector + qd}
-    if pair is not None:
-        # Imported names are "fio ..." or "vdbench ...": no clash.
-        write, flushed = pair
-        plan += [Step("cache", "write", write.bs),
-                 Step("cache", "write-flush", flushed.bs, flush="each")]
-        results.update({"write": write, "write-flush": flushed})
-    # Imported data has no warm-up interval to drop beyond what the tool
-    # itself excluded.
-    timing = Timing(warmup_intervals=0)
+    sector_steps, pair, qd = classify(steps)
+    # Imported runs were measured one after another, with no warm-up
+    # interval to drop beyond what the tool itself excluded.
+    sector = decide_sector(IndependentCosts(sector_steps)) \
+        if sector_steps else None
+    cache = decide_cache(IndependentCosts(pair) if pair else None, None,
+                         None, trust_timing=trust_timing,
+                         write=pair[0].name if pair else "write",
+                         flushed=pair[1].name if pair else "write-flush")
+    queue = decide_queue_depth(qd, 0)
     rec = build_record(Target(path, path, None), None, DeviceEvidence(),
-                       plan, results, timing, trust_timing,
-                       min((s.bs for s in sector), default=512),
+                       sector, cache, queue,
+                       min((s.bs for s in sector_steps), default=512),
                        0.0, source="%s:%s" % (fmt, path))
     _explain_cache_steps(rec, pair, steps)
     rec["evidence"]["import"] = {"format": fmt,

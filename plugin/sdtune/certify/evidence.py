@@ -21,12 +21,14 @@ class DeviceEvidence:
     wce: Optional[bool] = None             # caching mode page byte 2 bit 2
     logical_block: Optional[int] = None    # READ CAPACITY(16)
     physical_block: Optional[int] = None
+    capacity_bytes: Optional[int] = None   # READ CAPACITY(16)
     notes: str = ""
 
     def to_json(self) -> dict:
         return {"nv_sup": self.nv_sup, "wce": self.wce,
                 "logical_block_bytes": self.logical_block,
                 "reported_physical_block_bytes": self.physical_block,
+                "capacity_bytes": self.capacity_bytes,
                 "notes": self.notes}
 
 
@@ -52,14 +54,16 @@ def decode_caching_page_wce(data: bytes) -> Optional[bool]:
 
 
 def decode_readcap16(data: bytes) -> Optional[tuple]:
-    """(logical, physical) block sizes: bytes 8-11 the logical length,
-    byte 13 low nibble the logical-per-physical exponent."""
+    """(logical, physical, capacity): bytes 0-7 the last logical block
+    address, bytes 8-11 the logical block length, byte 13's low nibble
+    the logical-per-physical exponent."""
     if len(data) < 14:
         return None
     logical = int.from_bytes(data[8:12], "big")
     if logical == 0:
         return None
-    return logical, logical << (data[13] & 0x0F)
+    capacity = (int.from_bytes(data[0:8], "big") + 1) * logical
+    return logical, logical << (data[13] & 0x0F), capacity
 
 
 def _scsi(host: Host, args, target: str) -> Optional[bytes]:
@@ -88,7 +92,7 @@ def query_evidence(host: Host, target: str) -> DeviceEvidence:
     data = _scsi(host, ["readcap16"], target)
     sizes = decode_readcap16(data) if data is not None else None
     if sizes:
-        ev.logical_block, ev.physical_block = sizes
+        ev.logical_block, ev.physical_block, ev.capacity_bytes = sizes
     missing = [n for n, v in (("NV_SUP", ev.nv_sup), ("WCE", ev.wce),
                               ("READ CAPACITY(16)", sizes)) if v is None]
     if missing:

@@ -1,14 +1,18 @@
-"""One measured step: sdio's JSON report read into interval samples.
+"""What sdio measured, read from its JSON reports.
 
-The sdio JSON document (plugin/engine) has a `summary` and per-interval
-`intervals`; a verdict uses the intervals after the warm-up ones, as
-samples of per-I/O latency and of IOPS.  Also holds the same shape for
-results imported from vdbench or fio.  Pure.
+`sdio` (one run): a `summary` and per-interval `intervals`; a verdict
+uses the intervals after the warm-up ones, as samples of per-I/O latency
+and of IOPS.  StepResult also holds the same shape for results imported
+from vdbench or fio.
+
+`sdio paired`: per round, every arm's slice statistics; a verdict uses
+each slice's median latency (robust to the odd stall of a loaded
+machine), paired by round.  Pure.
 """
 
 import json
 from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 from ..errors import ParseError
 from .stats import Sample
@@ -31,6 +35,7 @@ class StepResult:
     offset: int = 0
     flush: str = "none"
     pattern: str = "seq"
+    rw: str = "write"
     intervals: List[Interval] = field(default_factory=list)
     iops: float = 0.0
     lat_mean_ns: float = 0.0
@@ -63,7 +68,8 @@ class StepResult:
 
     def evidence(self, warmup: int = 1) -> dict:
         lat = self.latency(warmup)
-        out = {"bs": self.bs, "qd": self.qd, "offset": self.offset,
+        out = {"bs": self.bs, "qd": self.qd, "rw": self.rw,
+               "offset": self.offset,
                "flush": self.flush, "iops": round(self.iops, 1),
                "lat_mean_ns": round(lat.mean, 1) if lat.n else None,
                "lat_rel_se": round(lat.rel_se, 4) if lat.n > 1 else None,
@@ -102,8 +108,8 @@ def parse_sdio(text: str, name: str) -> StepResult:
     """
     try:
         doc = json.loads(text)
-    except ValueError as e:
-        raise ParseError("sdio", "json", str(e)) from e
+    except ValueError:
+        raise ParseError("sdio", "report", "not JSON") from None
     try:
         if doc.get("errors"):
             raise IOFailure(doc["errors"])
@@ -111,7 +117,7 @@ def parse_sdio(text: str, name: str) -> StepResult:
         result = StepResult(
             name=name, bs=int(opts["bs"]), qd=int(opts["qd"]),
             offset=int(opts["offset"]), flush=str(opts["flush"]),
-            pattern=str(opts["pattern"]),
+            pattern=str(opts["pattern"]), rw=str(opts.get("rw", "write")),
             iops=float(summary["iops"]), ios=int(summary["ios"]),
             elapsed_ns=int(summary["elapsed_ns"]),
             lat_mean_ns=float(summary["lat_ns"]["mean"]),
@@ -125,7 +131,57 @@ def parse_sdio(text: str, name: str) -> StepResult:
         # stop it is partial, so it is not a sample like the others.
         if result.stopped != "time" and len(result.intervals) > 2:
             result.intervals.pop()
-    except (KeyError, TypeError, ValueError) as e:
-        raise ParseError("sdio", str(e).strip("'"), "missing or not a "
-                         "number in the JSON report") from e
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise ParseError("sdio", "report", "an option, the summary or an "
+                         "interval is missing or malformed") from None
     return result
+
+
+@dataclass
+class PairedResult:
+    """Rounds of `sdio paired`: per round, arm name -> median latency (ns);
+    and the timed I/Os per arm."""
+
+    rounds: List[Dict[str, float]] = field(default_factory=list)
+    ios: Dict[str, int] = field(default_factory=dict)
+    elapsed_ns: int = 0
+
+    def extend(self, more: "PairedResult") -> None:
+        self.rounds += more.rounds
+        for name, n in more.ios.items():
+            self.ios[name] = self.ios.get(name, 0) + n
+        self.elapsed_ns += more.elapsed_ns
+
+
+def parse_paired(text: str) -> PairedResult:
+    """Read `sdio paired --json`; raise IOFailure when it reports errors.
+
+    Sample (abridged):
+
+        {"version": 1, "mode": "paired",
+         "arms": [{"index": 0, "name": "size-512", "bs": 512, ...}, ...],
+         "rounds": [{"index": 0, "order": [1, 0],
+                     "slices": [{"arm": 0, "ios": 31, "median_ns": 699000,
+                                 ...}, ...]}, ...],
+         "errors": [], "elapsed_ns": 2500000000, "stopped": "rounds"}
+    """
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        raise ParseError("sdio paired", "report", "not JSON") from None
+    try:
+        if doc.get("errors"):
+            raise IOFailure(doc["errors"])
+        names = {int(a["index"]): str(a["name"]) for a in doc["arms"]}
+        out = PairedResult(elapsed_ns=int(doc["elapsed_ns"]))
+        for rnd in doc["rounds"]:
+            medians: Dict[str, float] = {}
+            for sl in rnd["slices"]:
+                name = names[int(sl["arm"])]
+                medians[name] = float(sl["median_ns"])
+                out.ios[name] = out.ios.get(name, 0) + int(sl["ios"])
+            out.rounds.append(medians)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        raise ParseError("sdio paired", "report", "an arm, a round or a "
+                         "number is missing or malformed") from None
+    return out

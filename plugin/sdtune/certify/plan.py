@@ -1,18 +1,31 @@
 """The certification test plan, as data.
 
-Three phases, each a list of sdio runs (facts §6.2, §6.4; issue 4):
+Three phases (facts §6.2, §6.4; issues 4 and 12):
 
-* sector: sequential QD1 writes without flushes at every power of two
-  from the logical block size to 16 KiB, plus 4 KiB writes misaligned by
-  512 bytes (only where the logical block size allows it);
-* cache: 4 KiB sequential QD1 writes, without and with a flush after each;
-* queue depth: 4 KiB random writes at QD 1, 2, 4, ... 64.
+* sector: QD1 writes without flushes, measured PAIRED: every arm in every
+  round, in a fresh order each round, inside one sdio process (`sdio
+  paired`), so that load and drift hit all arms alike.  The arms are
+  sequential writes at every power of two from the logical block size to
+  16 KiB, a 4 KiB write misaligned by 512 bytes, and random-offset 512 B
+  and 4 KiB writes (the last three only where the logical block size is
+  512 bytes; random writes cannot be merged by firmware that merges
+  sequential sub-page writes);
+* cache: 4 KiB sequential QD1 writes, without and with a flush after
+  each, paired the same way;
+* queue depth: 4 KiB random writes and reads at QD 1, 2, 4, ... 64, one
+  sdio run per depth (a depth cannot be interleaved with another).
 
-Every step discards its first interval(s) as warm-up and ends early once
-its estimate is stable (sdio --stable), within an upper time bound.
+A paired phase is measured in looks: the first after ``min_rounds``
+rounds, then at about 1.5 times as many rounds each time up to
+``max_rounds`` (LOOKS), stopping at the first look whose verdict is
+significant, or when ``paired_max_s`` is spent.  A queue-depth step
+discards its first interval(s) as warm-up and ends once its IOPS are
+stable (sdio --stable), within ``step_max_s``.
+
 Pure: builds sdio argument lists, runs nothing.
 """
 
+import math
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
@@ -26,24 +39,39 @@ MISALIGNED_OFFSET = 512
 # 64 KiB), powers of two only, as every block size the kernel accepts.
 LOGICAL_BLOCK_MIN = 512
 LOGICAL_BLOCK_MAX = 65536
+# Below this a device has too little room for every arm to write its own
+# stretch of fresh pages: refused rather than measured badly.
+MIN_REGION_BYTES = 64 << 20
+# Regions are whole MiB, so every arm's stretch starts page-aligned.
+REGION_ALIGN = 1 << 20
 
 
 @dataclass(frozen=True)
 class Timing:
-    """How long each step may run and when it counts as stable."""
+    """How long each measurement may run and when it is done."""
 
-    interval_s: float = 0.25
-    step_max_s: float = 6.0
-    min_intervals: int = 8
+    # Paired phases (sector, cache).
+    slice_s: float = 0.03
+    min_ios: int = 8
+    min_rounds: int = 8
+    max_rounds: int = 64
+    paired_max_s: float = 40.0
+    # Queue-depth steps.
+    interval_s: float = 0.1
+    step_max_s: float = 4.0
+    min_intervals: int = 10
     stable_rel: float = 0.02
     warmup_intervals: int = 1
+    # Both: the most of the device the writes may cover.
     region_bytes: int = 1 << 30
     phases: Tuple[str, ...] = PHASES
 
     @classmethod
     def from_config(cls, section: Dict[str, str]) -> "Timing":
         """[certify] keys override the defaults; bad values are errors."""
-        kinds = {"interval_s": float, "step_max_s": float,
+        kinds = {"slice_s": float, "min_ios": int, "min_rounds": int,
+                 "max_rounds": int, "paired_max_s": float,
+                 "interval_s": float, "step_max_s": float,
                  "min_intervals": int, "stable_rel": float,
                  "warmup_intervals": int, "region_bytes": int}
         values: Dict[str, object] = {}
@@ -62,13 +90,68 @@ class Timing:
                 except ValueError:
                     raise ValueError("[certify] %s = '%s': not a %s"
                                      % (key, section[key], kind.__name__))
-                if values[key] <= 0 and key != "warmup_intervals":
+                if not values[key] > 0 and key != "warmup_intervals":
                     raise ValueError("[certify] %s must be positive" % key)
-        return cls(**values)
+                if key == "warmup_intervals" and values[key] < 0:
+                    raise ValueError("[certify] warmup_intervals must not "
+                                     "be negative")
+        timing = cls(**values)
+        # A t-test needs two rounds; sdio wants at least two intervals.
+        if timing.min_rounds < 2 or timing.max_rounds < timing.min_rounds:
+            raise ValueError("[certify] min_rounds must be at least 2 and "
+                             "max_rounds at least min_rounds")
+        if timing.min_intervals < 2:
+            raise ValueError("[certify] min_intervals must be at least 2")
+        return timing
+
+    def looks(self) -> List[int]:
+        """Round counts at which a paired phase looks at its verdict."""
+        out = [self.min_rounds]
+        while out[-1] < self.max_rounds:
+            nxt = max(out[-1] + 1, math.ceil(out[-1] * 1.5))
+            # A last look only a few rounds after the one before would
+            # cost a Bonferroni share for almost no data.
+            out.append(self.max_rounds if nxt * 1.25 > self.max_rounds
+                       else nxt)
+        return out
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One workload of a paired phase: QD1 writes of ``bs`` bytes at
+    ``offset`` past block boundaries, sequential or random, with or
+    without a flush after each."""
+
+    phase: str          # sector, cache
+    name: str
+    bs: int
+    offset: int = 0
+    pattern: str = "seq"
+    flush: str = "none"
+
+    def spec(self) -> str:
+        return "name=%s,bs=%d,offset=%d,pattern=%s,flush=%s,rw=write" % (
+            self.name, self.bs, self.offset, self.pattern, self.flush)
+
+
+def paired_args(arms: List[Arm], target: str, timing: Timing,
+                region: int, rounds: int, warmup: int, seed: int
+                ) -> List[str]:
+    """`sdio paired` arguments for ``rounds`` reported rounds."""
+    args = ["paired", "--json", "--backend", "sync", "--direct",
+            "--rounds", str(rounds), "--warmup-rounds", str(warmup),
+            "--slice", "%g" % timing.slice_s,
+            "--min-ios", str(timing.min_ios),
+            "--region", str(region), "--seed", str(seed)]
+    for arm in arms:
+        args += ["--arm", arm.spec()]
+    return args + [target]
 
 
 @dataclass(frozen=True)
 class Step:
+    """One sdio run: a queue-depth step, or an imported run."""
+
     phase: str          # sector, cache, qd
     name: str
     bs: int
@@ -76,10 +159,11 @@ class Step:
     qd: int = 1
     offset: int = 0
     flush: str = "none"
+    rw: str = "write"
 
     def sdio_args(self, target: str, timing: Timing,
                   region: Optional[int] = None) -> List[str]:
-        args = ["--json", "--backend", "sync", "--direct", "--rw", "write",
+        args = ["--json", "--backend", "sync", "--direct", "--rw", self.rw,
                 "--pattern", self.pattern, "--bs", str(self.bs),
                 "--qd", str(self.qd), "--offset", str(self.offset),
                 "--flush", self.flush,
@@ -93,6 +177,15 @@ class Step:
         return args + [target]
 
 
+@dataclass
+class Plan:
+    """What certification measures on one target."""
+
+    sector: List[Arm]
+    cache: List[Arm]
+    qd: List[Step]
+
+
 def logical_block_problem(size: int) -> Optional[str]:
     """Why ``size`` cannot be a target's logical block size, or None."""
     if not LOGICAL_BLOCK_MIN <= size <= LOGICAL_BLOCK_MAX or \
@@ -102,17 +195,36 @@ def logical_block_problem(size: int) -> Optional[str]:
     return None
 
 
+def region_for(device_bytes: int, timing: Timing) -> int:
+    """The region the writes stay in: ``region_bytes``, or less on a
+    smaller device, in whole MiB; 0 when the device is too small for a
+    meaningful test (MIN_REGION_BYTES)."""
+    region = min(timing.region_bytes, device_bytes)
+    region -= region % REGION_ALIGN
+    return region if region >= MIN_REGION_BYTES else 0
+
+
 def build_plan(logical_block: int = 512,
-               phases: Tuple[str, ...] = PHASES) -> List[Step]:
-    """The steps for a drive with this logical block size."""
-    steps = [Step("sector", "size-%d" % bs, bs) for bs in SIZE_LADDER
-             if bs >= logical_block]
-    if logical_block <= MISALIGNED_OFFSET:
-        steps.append(Step("sector", "size-4096-misaligned", MISALIGNED_BS,
-                          offset=MISALIGNED_OFFSET))
-    cache_bs = max(4096, logical_block)
-    steps.append(Step("cache", "write", cache_bs))
-    steps.append(Step("cache", "write-flush", cache_bs, flush="each"))
-    steps += [Step("qd", "qd-%d" % qd, max(4096, logical_block),
-                   pattern="rand", qd=qd) for qd in QD_LADDER]
-    return [s for s in steps if s.phase in phases]
+               phases: Tuple[str, ...] = PHASES) -> Plan:
+    """The arms and steps for a drive with this logical block size."""
+    sector: List[Arm] = []
+    if "sector" in phases:
+        sector = [Arm("sector", "size-%d" % bs, bs) for bs in SIZE_LADDER
+                  if bs >= logical_block]
+        if logical_block <= MISALIGNED_OFFSET:
+            sector.append(Arm("sector", "size-4096-misaligned",
+                              MISALIGNED_BS, offset=MISALIGNED_OFFSET))
+            sector.append(Arm("sector", "rand-512", 512, pattern="rand"))
+            sector.append(Arm("sector", "rand-4096", 4096, pattern="rand"))
+    cache: List[Arm] = []
+    if "cache" in phases:
+        cache_bs = max(4096, logical_block)
+        cache = [Arm("cache", "write", cache_bs),
+                 Arm("cache", "write-flush", cache_bs, flush="each")]
+    qd: List[Step] = []
+    if "qd" in phases:
+        bs = max(4096, logical_block)
+        for rw in ("write", "read"):
+            qd += [Step("qd", "qd-%s-%d" % (rw, depth), bs, pattern="rand",
+                        qd=depth, rw=rw) for depth in QD_LADDER]
+    return Plan(sector, cache, qd)

@@ -1,42 +1,97 @@
-"""Run the certification plan on one target with sdio, step by step.
+"""Run the certification plan on one target with sdio.
 
-Every step is one `sdio` run (through the host) whose JSON report becomes
-a StepResult; an I/O error stops the certification with a message that
-names the offset: no verdict is ever made from a failing drive.
+A paired phase (sector, cache) runs `sdio paired` in looks (plan.py):
+after each look the phase's verdict is computed on every round so far,
+and the phase stops at the first significant verdict, after its last
+look, or when its time budget is spent.  A queue-depth step is one `sdio`
+run.  An I/O error stops the certification with a message that names
+the offset: no verdict is ever made from a failing drive.  Runs sdio
+through the host.
 """
 
-from typing import Callable, Dict, List, Optional
+from typing import Callable, List, Optional
 
 from ..errors import SdtuneError
 from ..host import Host
-from .measure import IOFailure, StepResult, parse_sdio
-from .plan import Step, Timing
+from .costs import PairedCosts, Shape
+from .measure import (IOFailure, PairedResult, StepResult, parse_paired,
+                      parse_sdio)
+from .plan import Arm, Step, Timing, paired_args
 
-Progress = Callable[[Step, StepResult], None]
+# (phase, what was measured, rounds or IOPS so far, the verdict's
+# confidence or None): what a progress line shows.
+Progress = Callable[[str, str, float, Optional[float]], None]
+
+
+def _sdio(host: Host, args: List[str], label: str, what: str,
+          bound_s: float) -> str:
+    # The engine bounds its own run time; the host timeout is a backstop.
+    result = host.run("sdio", args, timeout_s=bound_s * 3 + 30)
+    if result.returncode not in (0, 3):
+        raise SdtuneError("certify", label, "sdio %s failed (exit %d): %s"
+                          % (what, result.returncode,
+                             result.stderr.strip()[:300]))
+    return result.stdout
+
+
+def _io_failure(label: str, e: IOFailure, what: str) -> SdtuneError:
+    return SdtuneError("certify", label, "%s during %s; the drive is not "
+                       "fit for a verdict" % (e, what))
 
 
 def run_step(host: Host, target: str, label: str, step: Step,
-             timing: Timing) -> StepResult:
-    args = step.sdio_args(target, timing, timing.region_bytes)
-    # The engine bounds its own run time; the host timeout is a backstop.
-    result = host.run("sdio", args, timeout_s=timing.step_max_s * 3 + 30)
-    if result.returncode not in (0, 3):
-        raise SdtuneError("certify", label, "sdio %s failed (exit %d): %s"
-                          % (step.name, result.returncode,
-                             result.stderr.strip()[:300]))
+             timing: Timing, region: int) -> StepResult:
+    args = step.sdio_args(target, timing, region)
+    out = _sdio(host, args, label, step.name, timing.step_max_s)
     try:
-        return parse_sdio(result.stdout, step.name)
+        return parse_sdio(out, step.name)
     except IOFailure as e:
-        raise SdtuneError("certify", label, "%s during step %s; the drive "
-                          "is not fit for a verdict" % (e, step.name)) from e
+        raise _io_failure(label, e, "step " + step.name) from None
 
 
-def run_plan(host: Host, target: str, label: str, plan: List[Step],
-             timing: Timing, progress: Optional[Progress] = None
-             ) -> Dict[str, StepResult]:
-    results: Dict[str, StepResult] = {}
-    for step in plan:
-        results[step.name] = run_step(host, target, label, step, timing)
+def shapes_of(arms: List[Arm]) -> List[Shape]:
+    return [Shape(a.name, a.bs, a.offset, a.pattern, a.flush) for a in arms]
+
+
+def run_paired(host: Host, target: str, label: str, arms: List[Arm],
+               timing: Timing, region: int,
+               decided: Callable[[PairedCosts], float],
+               progress: Optional[Progress] = None) -> PairedCosts:
+    """Measure ``arms`` look by look until ``decided(costs)``, the
+    confidence of the phase's verdict, reaches 0.95 (or the budget is
+    spent); return the costs of every round measured."""
+    looks = timing.looks()
+    phase = arms[0].phase
+    measured = PairedResult()
+    costs = PairedCosts(shapes_of(arms), [], len(looks))
+    for index, total in enumerate(looks):
+        rounds = total - len(measured.rounds)
+        args = paired_args(arms, target, timing, region, rounds,
+                           1 if index == 0 else 0, seed=index + 1)
+        bound = timing.slice_s * len(arms) * (rounds + 1) * 4
+        out = _sdio(host, args, label, "paired " + phase, bound)
+        try:
+            measured.extend(parse_paired(out))
+        except IOFailure as e:
+            raise _io_failure(label, e, "the %s phase" % phase) from None
+        costs = PairedCosts(shapes_of(arms), measured.rounds, len(looks),
+                            measured.ios, measured.elapsed_ns, index + 1)
+        conf = decided(costs)
         if progress is not None:
-            progress(step, results[step.name])
-    return results
+            progress(phase, "%d rounds" % len(measured.rounds),
+                     len(measured.rounds), conf)
+        if conf >= 0.95 or measured.elapsed_ns >= timing.paired_max_s * 1e9:
+            break
+    return costs
+
+
+def run_steps(host: Host, target: str, label: str, steps: List[Step],
+              timing: Timing, region: int,
+              progress: Optional[Progress] = None) -> List[StepResult]:
+    out = []
+    for step in steps:
+        res = run_step(host, target, label, step, timing, region)
+        out.append(res)
+        if progress is not None:
+            progress(step.phase, step.name, res.iops, None)
+    return out

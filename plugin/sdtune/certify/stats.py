@@ -1,6 +1,7 @@
 """Small statistics for certification verdicts: sample summaries of
-per-interval measurements and one-sided Welch tests of "A costs more than
-B by at least a factor".  Standard library only; pure.
+per-interval measurements, one-sided Welch tests of "A costs more than B
+by at least a factor" for independent samples, and one-sided paired tests
+of the same on per-round log ratios.  Standard library only; pure.
 
 Why interval means: a drive's per-I/O latency is far from normal and
 autocorrelated (caches, garbage collection), but the mean over an
@@ -109,3 +110,43 @@ def prob_greater(a: Sample, b: Sample, factor: float = 1.0) -> float:
     df = (va + vb) ** 2 / ((va ** 2 / (a.n - 1) if va else 0.0) +
                            (vb ** 2 / (b.n - 1) if vb else 0.0))
     return t_cdf(t, max(df, 1.0))
+
+
+def trimmed_mean(values: Sequence[float], trim: float = 0.2) -> float:
+    """The mean of ``values`` without the ``trim`` share at each end."""
+    ordered = sorted(values)
+    g = int(trim * len(ordered))
+    kept = ordered[g:len(ordered) - g] or ordered
+    return math.fsum(kept) / len(kept) if kept else float("nan")
+
+
+def prob_log_above(diffs: Sequence[float], threshold: float,
+                   trim: float = 0.2) -> float:
+    """Confidence that the centre of paired differences is above
+    ``threshold``: one minus the p-value of Yuen's one-sided trimmed
+    t-test (``trim`` of the values cut from each end, the variance
+    winsorized).  0.5 when too few differences are known.
+
+    Used on per-round log cost ratios, log(cost_a / cost_b), measured in
+    the same round: what drifts between rounds (load, the drive's state)
+    hits both and cancels in the ratio, so only the round-to-round
+    scatter of the ratio itself is left in the error.  Trimming keeps a
+    round in which one arm was stalled by the machine from deciding, or
+    blocking, a verdict: a t-test on the plain mean is at the mercy of
+    such heavy tails."""
+    values = sorted(diffs)
+    n = len(values)
+    g = int(trim * n)
+    h = n - 2 * g
+    if h < 2:
+        return 0.5
+    kept = values[g:n - g]
+    centre = trimmed_mean(values, trim)
+    wins = [values[g]] * g + kept + [values[n - g - 1]] * g
+    wmean = math.fsum(wins) / n
+    wvar = math.fsum((v - wmean) ** 2 for v in wins) / (n - 1)
+    diff = centre - threshold
+    if wvar == 0.0:
+        return 1.0 if diff > 0 else 0.0 if diff < 0 else 0.5
+    se = math.sqrt(wvar) / ((1 - 2 * g / n) * math.sqrt(n))
+    return t_cdf(diff / se, h - 1)
