@@ -45,7 +45,9 @@ null_flush(sdio_dev_t *d)
 }
 
 const sdio_ops_t sdio_null_ops = {
+	.o_version = SDIO_OPS_VERSION,
 	.o_name = "null",
+	.o_flags = SDIO_OPS_NOIO,
 	.o_open = null_open,
 	.o_close = null_close,
 	.o_io = null_io,

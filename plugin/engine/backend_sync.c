@@ -122,8 +122,17 @@ sync_flush(sdio_dev_t *d)
 	return (0);
 }
 
+/* sync_open() has direct I/O only here: O_DIRECT, directio(). */
+#if defined(__linux__) || defined(__sun)
+#define	SYNC_FLAGS	SDIO_OPS_DIRECT
+#else
+#define	SYNC_FLAGS	0
+#endif
+
 const sdio_ops_t sdio_sync_ops = {
+	.o_version = SDIO_OPS_VERSION,
 	.o_name = "sync",
+	.o_flags = SYNC_FLAGS,
 	.o_open = sync_open,
 	.o_close = sync_close,
 	.o_io = sync_io,

@@ -231,11 +231,7 @@ parse_arm(popts_t *o, const char *spec)
 			return (arm_error(idx, spec, what));
 		}
 		klen = (size_t)(eq - p);
-		for (d = arm_keys; d->od_name != NULL; d++)
-			if (strlen(d->od_name) == klen &&
-			    strncmp(d->od_name, p, klen) == 0)
-				break;
-		if (d->od_name == NULL) {
+		if ((d = sdio_find_option(arm_keys, p, klen)) == NULL) {
 			(void) snprintf(what, sizeof (what), "unknown key "
 			    "'%.*s' (name, bs, offset, pattern, flush, rw)",
 			    (int)klen, p);
@@ -288,52 +284,43 @@ parse_arm(popts_t *o, const char *spec)
 	return (0);
 }
 
+/* --arm's handler for sdio_parse_argv(). */
+static int
+arm_spec(void *o, const opt_def_t *d, const char *val)
+{
+	(void) d;
+	return (parse_arm(o, val));
+}
+
 /* Parse argv (argv[0] is "paired") into o.  0, or an exit status. */
 static int
 parse_paired(int argc, char **argv, popts_t *o)
 {
-	const opt_def_t *d;
-	const char *val;
-	int i, rc;
+	uint64_t seen;
+	int rc;
 
 	(void) memset(o, 0, sizeof (*o));
-	o->po_backend = &sdio_sync_ops;
 	o->po_seed = 1;
 	o->po_rounds = DEFAULT_ROUNDS;
 	o->po_warmup = DEFAULT_WARMUP;
 	o->po_slice_s = DEFAULT_SLICE_S;
 	o->po_min_ios = DEFAULT_MIN_IOS;
 
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 ||
-		    strcmp(argv[i], "-h") == 0) {
-			sdio_usage(stdout);
-			exit(SDIO_EXIT_OK);
-		}
-		if (strncmp(argv[i], "--", 2) != 0 || argv[i][2] == '\0') {
-			if (o->po_target != NULL)
-				return (sdio_usage_error("more than one "
-				    "target: '%s' and '%s'", o->po_target,
-				    argv[i]));
-			o->po_target = argv[i];
-			continue;
-		}
-		if ((rc = sdio_next_option(argc, argv, &i, paired_defs, &d,
-		    &val)) != 0)
-			return (rc);
-		if (d->od_kind == OPT_SPEC) {
-			if ((rc = parse_arm(o, val)) != 0)
-				return (rc);
-		} else if (sdio_set_option(o, d, val) != 0) {
-			return (sdio_usage_error("bad value '%s' for --%s", val,
-			    d->od_name));
-		}
-	}
+	if ((rc = sdio_parse_argv(argc, argv, paired_defs, o, &o->po_target,
+	    &seen, arm_spec)) != 0)
+		return (rc);
 	if (o->po_narms == 0)
 		return (sdio_usage_error("sdio paired needs at least one "
 		    "--arm%s%s", "", ""));
 	if (o->po_target == NULL)
 		return (sdio_usage_error("no target given%s%s", "", ""));
+	/*
+	 * The default backend when none was chosen, looked up last: that can
+	 * fail only on a mismatched ops version (backend.c), a setup error.
+	 */
+	if (o->po_backend == NULL &&
+	    (o->po_backend = sdio_backend_lookup(NULL)) == NULL)
+		return (SDIO_EXIT_SETUP);
 	return (0);
 }
 
@@ -792,24 +779,17 @@ sdio_paired_main(int argc, char **argv)
 	prun_t pr;
 	sdio_dev_t dev;
 	unsigned int i;
-	int rc, flags = 0;
+	int rc, wr = 0;
 
 	if ((rc = parse_paired(argc, argv, &o)) != 0)
 		return (rc);
 
-	(void) memset(&dev, 0, sizeof (dev));
-	dev.d_fd = -1;
 	for (i = 0; i < o.po_narms; i++)
 		if (o.po_arms[i].a_write)
-			flags = SDIO_OPEN_WRITE;
-	if (o.po_direct)
-		flags |= SDIO_OPEN_DIRECT;
-	if ((rc = o.po_backend->o_open(&dev, o.po_target, flags)) != 0) {
-		(void) fprintf(stderr, "sdio: cannot open '%s': %s\n",
-		    o.po_target, rc == EINVAL && !o.po_direct ?
-		    "not a file or device" : strerror(rc));
-		return (SDIO_EXIT_SETUP);
-	}
+			wr = 1;
+	if ((rc = sdio_open_target(o.po_backend, &dev, o.po_target, wr,
+	    o.po_direct)) != 0)
+		return (rc);
 	if ((rc = paired_setup(&o, &dev)) != 0) {
 		o.po_backend->o_close(&dev);
 		return (rc);

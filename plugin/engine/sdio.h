@@ -45,8 +45,28 @@ typedef struct sdio_dev {
 #define	SDIO_DEV_REG	0x1	/* a regular file */
 #define	SDIO_DEV_RAW	0x2	/* a block or character device */
 
+/*
+ * Backends are found by name in one table (backend.c), the same for both
+ * modes.  o_version is the SDIO_OPS_VERSION a backend was written
+ * against: the lookup refuses a table of another version rather than
+ * call through slots whose meaning has changed, so bump it whenever a
+ * slot is added, removed or changes its contract.  o_flags says what the
+ * engine must know of a backend without calling it (SDIO_OPS_*).
+ */
+#define	SDIO_OPS_VERSION	1
+
+/* It does no I/O at all; the usage says so, from this flag. */
+#define	SDIO_OPS_NOIO		0x1
+/*
+ * It honours SDIO_OPEN_DIRECT: --direct is passed on to o_open, whose
+ * EINVAL may then be the file system refusing direct I/O.
+ */
+#define	SDIO_OPS_DIRECT		0x2
+
 typedef struct sdio_ops {
+	int		o_version;	/* SDIO_OPS_VERSION */
 	const char	*o_name;
+	uint32_t	o_flags;	/* SDIO_OPS_* */
 	int		(*o_open)(sdio_dev_t *, const char *, int);
 	void		(*o_close)(sdio_dev_t *);
 	int		(*o_io)(sdio_dev_t *, void *, size_t, uint64_t, int);
@@ -61,6 +81,11 @@ typedef struct sdio_ops {
 
 extern const sdio_ops_t sdio_sync_ops;
 extern const sdio_ops_t sdio_null_ops;
+
+extern const sdio_ops_t *sdio_backend_lookup(const char *);
+extern void sdio_backend_usage(FILE *);
+extern int sdio_open_target(const sdio_ops_t *, sdio_dev_t *, const char *,
+    int, int);
 
 typedef enum { PAT_SEQ, PAT_RAND } sdio_pattern_t;
 typedef enum { FLUSH_NONE, FLUSH_EACH } sdio_flush_t;
@@ -114,7 +139,7 @@ typedef struct sdio_ival {
 	uint64_t	iv_p99;
 } sdio_ival_t;
 
-/* What a run produced; rendered once at the end (sdio.c). */
+/* What a run produced; rendered once at the end (report.c). */
 typedef struct sdio_result {
 	uint64_t	r_ios;
 	uint64_t	r_elapsed_ns;
@@ -136,9 +161,10 @@ typedef struct sdio_result {
 } sdio_result_t;
 
 /*
- * Options as data (sdio.c): the run mode and `sdio paired` describe
- * their options, and paired its --arm keys, in tables of opt_def_t, so
- * that every value is parsed, bounded and refused the same way.
+ * Options as data (opts.c): the run mode and `sdio paired` describe
+ * their options, and paired its --arm keys, in tables of opt_def_t, and
+ * one parser reads argv against either table, so that every value is
+ * parsed, bounded and refused the same way.
  */
 typedef enum {
 	OPT_BACKEND, OPT_RW, OPT_PATTERN, OPT_FLUSH,	/* words */
@@ -156,13 +182,21 @@ typedef struct opt_def {
 	uint64_t	od_max;
 } opt_def_t;
 
+/* A handler of OPT_SPEC values: 0, or an exit status after a message. */
+typedef int (*opt_spec_fn_t)(void *, const opt_def_t *, const char *);
+
 extern void sdio_usage(FILE *);
 extern int sdio_usage_error(const char *, const char *, const char *);
-extern int sdio_next_option(int, char **, int *, const opt_def_t *,
-    const opt_def_t **, const char **);
+extern int sdio_parse_u64(const char *, uint64_t *);
+extern const opt_def_t *sdio_find_option(const opt_def_t *, const char *,
+    size_t);
 extern int sdio_set_option(void *, const opt_def_t *, const char *);
+extern int sdio_parse_argv(int, char **, const opt_def_t *, void *,
+    const char **, uint64_t *, opt_spec_fn_t);
+extern int sdio_parse_run(int, char **, sdio_opts_t *);
 extern const char *sdio_op_name(int);
 extern void sdio_json_errors(FILE *, const sdio_err_t *, unsigned int);
+extern void sdio_report_run(const sdio_opts_t *, const sdio_result_t *);
 extern void sdio_fill_buffer(uint8_t *, size_t, int, uint64_t);
 
 extern int sdio_run(const sdio_opts_t *, sdio_dev_t *, sdio_result_t *,

@@ -311,6 +311,65 @@ def test_missing_target_exit_2(sdio, tmp_path):
     assert "No such file" in proc.stderr
 
 
+# -- the backend table (backend.c) -------------------------------------------
+
+def test_help_lists_backends_from_the_table(sdio):
+    out = run(sdio, "--help").stdout
+    assert "  --backend sync|null   I/O backend (default sync; null does " \
+        "no I/O)\n" in out
+
+
+def build_with_version_bumped(tmp_path, backend):
+    """An sdio whose backend_<backend>.c claims the next ops version."""
+    srcs = []
+    for n in c_sources():
+        path = os.path.join(ENGINE_DIR, n)
+        if n == "backend_%s.c" % backend:
+            with open(path) as f:
+                text = f.read()
+            assert ".o_version = SDIO_OPS_VERSION," in text
+            path = str(tmp_path / n)
+            with open(path, "w") as f:
+                f.write(text.replace(".o_version = SDIO_OPS_VERSION,",
+                                     ".o_version = SDIO_OPS_VERSION + 1,"))
+        if n.endswith(".c"):
+            srcs.append(path)
+    binary = str(tmp_path / "sdio")
+    proc = subprocess.run(
+        ["cc", "-std=gnu99", "-O0", "-pthread", "-I", ENGINE_DIR, "-o",
+         binary] + srcs, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return binary
+
+
+def test_backend_of_another_ops_version_is_refused(sdio, tmp_path,
+                                                   shm_file):
+    bad = build_with_version_bumped(tmp_path, "null")
+    proc = run(bad, "--backend", "null", "--max-ios", 1, "x",
+               expect=EXIT_USAGE)
+    assert "backend 'null' has ops version 2, this sdio takes version 1" \
+        in proc.stderr
+    assert "bad value 'null' for --backend" in proc.stderr
+    proc = run(bad, "paired", "--backend", "null", "--arm", "name=a,bs=4k",
+               "x", expect=EXIT_USAGE)
+    assert "has ops version 2" in proc.stderr
+    # The other backends are unaffected.
+    doc = run_json(bad, "--backend", "sync", "--max-ios", 1, shm_file(65536))
+    assert doc["backend"] == "sync" and doc["summary"]["ios"] == 1
+
+
+def test_default_backend_of_another_ops_version_is_refused(sdio, tmp_path):
+    bad = build_with_version_bumped(tmp_path, "sync")
+    proc = run(bad, "--max-ios", 1, "x", expect=EXIT_SETUP)
+    assert "backend 'sync' has ops version 2" in proc.stderr
+    proc = run(bad, "paired", "--arm", "name=a,bs=4k", "x",
+               expect=EXIT_SETUP)
+    assert "backend 'sync' has ops version 2" in proc.stderr
+    # Choosing another backend does not look the default up.
+    doc = run_json(bad, "--backend", "null", "--max-ios", 1, "x")
+    assert doc["backend"] == "null"
+
+
 def test_empty_file_without_region_exit_2(sdio, shm_file):
     path = shm_file(0)
     proc = run(sdio, "--max-ios", 1, path, expect=EXIT_SETUP)
