@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
+from sdtune import layout
 from sdtune.errors import ConfigError, HostError
 from sdtune.host import Host
 
@@ -61,21 +62,16 @@ def default_config_path() -> str:
     """The shipped defaults next to the package: conf/sdtune.conf in the
     tree, <prefix>/lib/sdtune/conf/sdtune.conf installed.  Never another
     place, so that no stray copy elsewhere can take their place."""
-    package_dir = os.path.dirname(os.path.abspath(__file__))
-    return os.path.normpath(os.path.join(package_dir, "..", "..", "conf",
-                                         "sdtune.conf"))
+    return layout.conf_file("sdtune.conf")
 
 
-def source_tree_engine() -> Optional[str]:
-    """The sdio built in the source tree this package runs from
-    (plugin/engine/sdio next to plugin/sdtune, recognised by its sources),
-    or None when sdtune is installed.  A checkout then measures with the
-    engine built beside it, not with an installed one of another
-    version: `make` builds it."""
-    package_dir = os.path.dirname(os.path.abspath(__file__))
-    engine_dir = os.path.normpath(os.path.join(package_dir, "..", "engine"))
-    if os.path.isfile(os.path.join(engine_dir, "sdio.c")):
-        return os.path.join(engine_dir, "sdio")
+def source_tree_engine(host: Host) -> Optional[str]:
+    """The sdio built in the source tree this package runs from, or None
+    when sdtune is installed.  A checkout then measures with the engine
+    built beside it, not with an installed one of another version:
+    `make` builds it."""
+    if host.exists(layout.tree_engine_marker()):
+        return layout.tree_engine()
     return None
 
 
@@ -175,7 +171,7 @@ def load_config(host: Host, override: Optional[str] = None,
         for name, values in _read(host, path).items():
             sections.setdefault(name, {}).update(values)
             origin.update({(name, key): path for key in values})
-        engine = source_tree_engine() if index == 0 else None
+        engine = source_tree_engine(host) if index == 0 else None
         if engine is not None:
             # Layer 1 in a source tree: the tree's engine, unless a local
             # setting or --config names another.

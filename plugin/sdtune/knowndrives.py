@@ -11,11 +11,11 @@ matches nothing.  Reads the table through the host; pure otherwise.
 """
 
 import fnmatch
-import os
 import re
 from dataclasses import dataclass
 from typing import List, Optional
 
+from . import layout
 from .errors import EXIT_FAILED, EXIT_USAGE, SdtuneError
 from .host import Host
 from .sdconf.match import Identity, key_matches
@@ -48,9 +48,7 @@ class KnownDrive:
 
 
 def default_table_path() -> str:
-    here = os.path.dirname(os.path.abspath(__file__))
-    return os.path.normpath(os.path.join(here, "..", "..", "conf",
-                                         "known-drives.tsv"))
+    return layout.conf_file("known-drives.tsv")
 
 
 MATCH_KINDS = ("inquiry", "inquiry-prefix", "pid-substring", "ata-glob",

@@ -18,6 +18,7 @@ from sdtune.errors import EXIT_USAGE, ConfigError
 from sdtune.host import RealHost
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ENGINE_MARKER = os.path.join(REPO, "plugin", "engine", "sdio.c")
 
 
 class RecordingHost(RealHost):
@@ -63,12 +64,13 @@ def test_installed_package_uses_the_installed_engine(tmp_path):
     shutil.copytree(os.path.join(REPO, "plugin", "sdtune"),
                     str(lib / "plugin" / "sdtune"))
     shutil.copytree(os.path.join(REPO, "conf"), str(lib / "conf"))
-    probe = ("import sdtune.config as c; print(c.source_tree_engine())")
+    probe = ("import sdtune.config as c, sdtune.host as h; "
+             "print(c.source_tree_engine(h.RealHost()))")
     out = subprocess.run([sys.executable, "-c", probe], check=True,
                          env={"PYTHONPATH": str(lib / "plugin")},
                          capture_output=True, text=True).stdout
     assert out == "None\n"
-    assert sdtune.config.source_tree_engine() == os.path.join(
+    assert sdtune.config.source_tree_engine(RealHost()) == os.path.join(
         REPO, "plugin", "engine", "sdio")
 
 
@@ -244,7 +246,7 @@ def test_absent_system_file_is_fine(tmp_path):
     host = RecordingHost()
     cfg = load(host, None, system)
     assert cfg.source_files == [default_config_path()]
-    assert host.asked == [system]
+    assert host.asked == [system, ENGINE_MARKER]
     assert host.read == [default_config_path()]
     assert cfg.commands["mdb"] == "/usr/bin/mdb"
 
@@ -252,7 +254,8 @@ def test_absent_system_file_is_fine(tmp_path):
 def test_no_system_layer_asks_nothing():
     host = RecordingHost()
     cfg = load(host)
-    assert host.asked == []
+    # Only whether this is a source tree (for its engine).
+    assert host.asked == [ENGINE_MARKER]
     assert cfg.source_files == [default_config_path()]
 
 
@@ -269,9 +272,11 @@ def test_system_layer_checked_through_the_host(tmp_path):
 
     host = NoSystemFile()
     cfg = load(host, None, system)
-    assert host.asked == [system]
+    assert host.asked == [system, ENGINE_MARKER]
     assert cfg.source_files == [default_config_path()]
     assert cfg.commands["mdb"] == "/usr/bin/mdb"
+    # A host that says there is no source tree: the shipped engine path.
+    assert cfg.commands["sdio"] == "/usr/lib/sdtune/bin/sdio"
 
 
 def test_error_names_the_system_file_and_line(tmp_path):

@@ -14,7 +14,13 @@ from ..parsing import parse_count
 
 PATH_TO_INST = "/etc/path_to_inst"
 _INST = re.compile(r'^"([^"]+)"\s+([0-9]+)\s+"([^"]+)"$')
-_NAME = re.compile(r"^(c[0-9]+(?:t[0-9A-Fa-f]+)?d[0-9]+)(?:s|p)[0-9]+$")
+# The one spelling of a disk's cXtYdZ name (the target part is absent on
+# IDE and some controllers, hexadecimal for WWNs), and of a slice or
+# fdisk partition after it: every module that recognises disk names
+# builds its pattern from these.
+DISK_NAME = r"c[0-9]+(?:t[0-9A-Fa-f]+)?d[0-9]+"
+SLICE = r"[sp][0-9]+"
+_NAME = re.compile(r"^(%s)%s$" % (DISK_NAME, SLICE))
 
 
 def parse_path_to_inst(text: str, driver: str = "sd") -> Dict[str, int]:
