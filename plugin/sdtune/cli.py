@@ -10,8 +10,10 @@ DESIGN.md: 0 success, 1 problems found, 2 usage, 3 refused, 4 failed.
 import argparse
 import errno
 import gc
+import os
 import signal
 import sys
+import traceback
 from typing import Callable, List, Optional, TextIO
 
 from .config import Config, commands_for, load_config
@@ -339,7 +341,7 @@ def _run_tune(args: argparse.Namespace, host: Host, cfg: Config,
 def _run_certify(args: argparse.Namespace, host: Host, cfg: Config,
                  out: TextIO) -> int:
     from .certify.command import cmd_certify, cmd_results
-    from .certify.plan import Timing
+    from .certify.workload import CertifySettings
     state_dir = cfg.paths.get("state_dir", "/var/sdtune")
     if args.command == "results":
         return cmd_results(host, state_dir, out, args.output == "json",
@@ -350,7 +352,7 @@ def _run_certify(args: argparse.Namespace, host: Host, cfg: Config,
         return cmd_infer(args.source, args.format, text, out,
                          args.output == "json", args.trust_flush_timing)
     try:
-        timing = Timing.from_config(cfg.sections.get("certify", {}))
+        timing = CertifySettings.from_config(cfg.sections.get("certify", {}))
     except ValueError as e:
         # The message starts "[certify] KEY = ...": name that key's file.
         key = str(e).split("]", 1)[-1].split("=", 1)[0].strip()
@@ -452,7 +454,7 @@ def run_command_line() -> int:
     # it must not turn into a traceback, nor stop a transaction.
     sys.stderr = GuardedOutput(sys.stderr)  # type: ignore[assignment]
     out = GuardedOutput(sys.stdout)
-    code = main(out=out)
+    code = run_guarded(lambda: main(out=out))
     # The work is done (main flushed its output): a signal now would only
     # turn a finished command into a traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -469,6 +471,34 @@ def run_command_line() -> int:
                                 else ""))
         code = max(code, EXIT_FAILED)
     return code
+
+
+def run_guarded(run: Callable[[], int]) -> int:
+    """``run()``, but an exception sdtune did not expect is a bug: one
+    line saying where, exit 4 (never 1, which means "problems found"),
+    and the traceback only when SDTUNE_DEBUG=1 asks for it."""
+    try:
+        return run()
+    except Exception as e:     # the last line of defence
+        if os.environ.get("SDTUNE_DEBUG") == "1":
+            traceback.print_exc()
+        sys.stderr.write("sdtune: internal error: %s; this is a bug in "
+                         "sdtune (SDTUNE_DEBUG=1 shows the traceback)\n"
+                         % _where(e))
+        return EXIT_FAILED
+
+
+def _where(exc: BaseException) -> str:
+    """The exception's kind and the innermost line of sdtune it came
+    from, e.g. "KeyError in sdtune/audit.py line 120"."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    place = ""
+    for frame in traceback.extract_tb(exc.__traceback__):
+        path = os.path.abspath(frame.filename)
+        if path.startswith(package + os.sep):
+            place = " in sdtune/%s line %d" % (
+                os.path.relpath(path, package), frame.lineno or 0)
+    return type(exc).__name__ + place
 
 
 def _parse(argv: Optional[List[str]]) -> argparse.Namespace:

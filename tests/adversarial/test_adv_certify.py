@@ -314,6 +314,6 @@ def test_F9_two_names_for_one_file_refused(lab, tmp_path):
 # ---------------------------------------------------- pure functions
 
 def test_W4_logical_block_problem_range():
-    from sdtune.certify.plan import logical_block_problem
+    from sdtune.certify.workload import logical_block_problem
     assert [n for n in (256, 511, 512, 1024, 3000, 4096, 65536, 131072)
             if logical_block_problem(n) is None] == [512, 1024, 4096, 65536]

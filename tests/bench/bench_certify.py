@@ -38,7 +38,7 @@ sys.path.insert(0, os.path.join(REPO, "plugin"))
 
 from emu.drive import EmulatedDrive, cpu_hogs  # noqa: E402
 from sdtune.certify.costs import PairedCosts, Shape  # noqa: E402
-from sdtune.certify.plan import Timing, build_plan  # noqa: E402
+from sdtune.certify.workload import CertifySettings, build_plan  # noqa: E402
 from sdtune.certify.verdict import CONFIDENT, decide_sector  # noqa: E402
 from tests.sim.appliance import Appliance  # noqa: E402
 
@@ -95,8 +95,8 @@ def emulated() -> bool:
             else:
                 res, took, late, err = certify(preset, logical, cache)
             if res is None:
-                print("  %-8s %-11s %-5s FAILED: %s" % (preset, cache, load,
-                                                       err))
+                print("  %-8s %-11s %-5s FAILED: %s" % (
+                    preset, cache, load, err))
                 ok = False
                 continue
             phases = res["evidence"]["phases"]
@@ -143,7 +143,7 @@ def synthetic_rounds(penalty, sigma, seed, n):
 
 def sequential(penalty, sigma, seed):
     """(verdict, rounds used) through certify's looks."""
-    looks = Timing().looks()
+    looks = CertifySettings().looks()
     shapes, rounds = synthetic_rounds(penalty, sigma, seed, looks[-1])
     for n in looks:
         v = decide_sector(PairedCosts(shapes, rounds[:n], len(looks)))
@@ -154,7 +154,7 @@ def sequential(penalty, sigma, seed):
 
 def synthetic() -> bool:
     print("\nsmallest penalty found (synthetic rounds, default looks %s, "
-          "margin 2.5 %%)" % Timing().looks())
+          "margin 2.5 %%)" % CertifySettings().looks())
     print("  %-7s %-10s %-14s %s" % ("sigma", "penalty", "median rounds",
                                      "512n called wrong"))
     ok = True

@@ -78,9 +78,10 @@ def missed_timing(drive):
 
 
 def check_verdict(res, drive, native, cache):
-    sector = res["evidence"]["sector"]
+    sector = (res["evidence"]["sector_scores"], res["evidence"]["phases"],
+              res["evidence"]["sector"])
     if res["native_sector_bytes"] is None:
-        assert missed_timing(drive), (drive.counters(), res["sector_reason"])
+        assert missed_timing(drive), (drive.counters(), sector)
     else:
         assert res["native_sector_bytes"] == native, res["sector_reason"]
         assert res["sector_confidence"] >= 0.95, sector
@@ -91,7 +92,8 @@ def check_verdict(res, drive, native, cache):
         return
     assert "cache-nonvolatile" not in res["recommended"]
     if res["cache"] == "inconclusive":
-        assert missed_timing(drive), (drive.counters(), res["cache_reason"])
+        assert missed_timing(drive), (drive.counters(),
+                                      res["evidence"]["cache"])
     else:
         assert res["cache"] == "volatile", res["evidence"]["cache"]
         assert res["cache_confidence"] >= 0.95

@@ -64,7 +64,7 @@ from sdtune.certify.command import cmd_infer  # noqa: E402
 from sdtune.certify.importers import (FIO, VDBENCH, classify,  # noqa
                                       detect_format, parse_fio,
                                       parse_vdbench)
-from sdtune.certify.measure import Interval, StepResult  # noqa: E402
+from sdtune.certify.reports import Interval, StepResult  # noqa: E402
 from sdtune.errors import SdtuneError  # noqa: E402
 from sdtune.inventory.devlinks import parse_path_to_inst  # noqa: E402
 from sdtune.inventory.diskinfo import parse_diskinfo_chp  # noqa: E402

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from sdtune.certify import importers
 from sdtune.certify.command import _require_finite, cmd_infer
 from sdtune.certify.costs import IndependentCosts
-from sdtune.certify.measure import StepResult
+from sdtune.certify.reports import StepResult
 from sdtune.certify.verdict import decide_cache
 from sdtune.errors import ParseError, SdtuneError
 

@@ -18,13 +18,13 @@ import random
 import pytest
 
 from sdtune.certify.costs import IndependentCosts, PairedCosts, Shape
-from sdtune.certify.measure import Interval, StepResult
-from sdtune.certify.plan import Timing, build_plan
+from sdtune.certify.reports import Interval, StepResult
+from sdtune.certify.workload import CertifySettings, build_plan
 from sdtune.certify.verdict import (CONFIDENT, decide_cache,
                                     decide_queue_depth, decide_sector)
 
 SIZES = (512, 1024, 2048, 4096, 8192, 16384)
-LOOKS = len(Timing().looks())
+LOOKS = len(CertifySettings().looks())
 
 
 def model_cost(native, bs, offset=0, pattern="seq", rmw_us=900.0,
@@ -108,7 +108,7 @@ def test_no_penalty_and_noise_cannot_make_a_4k_verdict_at_any_look():
     shapes = sector_shapes()
     for seed in range(100):
         full = paired(shapes, lambda s: 300.0, noise=0.05, seed=seed)
-        for n in Timing().looks():
+        for n in CertifySettings().looks():
             part = PairedCosts(shapes, full.rounds[:n], LOOKS)
             v = decide_sector(part)
             assert v.native in (None, 512), (seed, n, v.reason)

@@ -20,20 +20,21 @@ from typing import Dict, List, Optional, TextIO, Tuple
 from ..errors import (EXIT_FAILED, EXIT_OK, RefusedError, SdtuneError,
                       UsageError)
 from ..host import Host
+from ..inventory.devlinks import DISK_NAME, SLICE
 from ..inventory.disks import Disk, Inventory, take_inventory
 from ..report import render_table, text_or_dash, to_json
 from . import records
 from .costs import Costs, IndependentCosts
 from .evidence import DeviceEvidence, query_evidence
-from .measure import StepResult
-from .plan import (MIN_REGION_BYTES, Timing, build_plan,
-                   logical_block_problem, region_for)
+from .reports import StepResult
 from .runner import Progress, run_paired, run_steps
+from .workload import (MIN_REGION_BYTES, CertifySettings, build_plan,
+                       logical_block_problem, region_for)
 from .verdict import (CacheVerdict, QueueVerdict, SectorVerdict,
                       decide_cache, decide_queue_depth, decide_sector,
                       flush_timing)
 
-_DEV_NAME = re.compile(r"^(c[0-9]+(?:t[0-9A-Fa-f]+)?d[0-9]+)(?:[sp][0-9]+)?$")
+_DEV_NAME = re.compile(r"^(%s)(?:%s)?$" % (DISK_NAME, SLICE))
 RAW_DIR = "/dev/rdsk"
 
 
@@ -149,7 +150,7 @@ def _device_size(host: Host, target: Target,
 
 
 def measure_region(host: Host, target: Target, evidence: DeviceEvidence,
-                   timing: Timing) -> dict:
+                   timing: CertifySettings) -> dict:
     """The region the writes stay in, clamped to the device; a device
     too small (or of unknown size) is refused before any write."""
     size, source = _device_size(host, target, evidence)
@@ -165,7 +166,7 @@ def measure_region(host: Host, target: Target, evidence: DeviceEvidence,
     return {"bytes": region, "device_bytes": size, "size_from": source}
 
 
-def certify_one(host: Host, target: Target, timing: Timing,
+def certify_one(host: Host, target: Target, timing: CertifySettings,
                 trust_timing: bool, logical_override: Optional[int],
                 progress: Optional[Progress] = None) -> dict:
     evidence = query_evidence(host, target.device)
@@ -296,7 +297,7 @@ def result_json(rec: dict) -> dict:
     return {k: rec[k] for k in keys}
 
 
-def cmd_certify(host: Host, state_dir: str, timing: Timing,
+def cmd_certify(host: Host, state_dir: str, timing: CertifySettings,
                 targets: List[str], confirm: List[str], out: TextIO,
                 err: TextIO, as_json: bool = False,
                 trust_timing: bool = False,

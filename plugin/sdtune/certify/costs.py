@@ -23,7 +23,7 @@ import math
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
-from .measure import StepResult
+from .reports import StepResult
 from .stats import Sample, prob_greater, prob_log_above, trimmed_mean
 
 # The smallest per-I/O penalty a comparison counts as a difference.

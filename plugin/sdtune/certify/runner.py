@@ -1,6 +1,6 @@
 """Run the certification plan on one target with sdio.
 
-A paired phase (sector, cache) runs `sdio paired` in looks (plan.py):
+A paired phase (sector, cache) runs `sdio paired` in looks (workload.py):
 after each look the phase's verdict is computed on every round so far,
 and the phase stops at the first significant verdict, after its last
 look, or when its time budget is spent.  A queue-depth step is one `sdio`
@@ -14,9 +14,9 @@ from typing import Callable, List, Optional
 from ..errors import SdtuneError
 from ..host import Host
 from .costs import PairedCosts, Shape
-from .measure import (IOFailure, PairedResult, StepResult, parse_paired,
+from .reports import (IOFailure, PairedResult, StepResult, parse_paired,
                       parse_sdio)
-from .plan import Arm, Step, Timing, paired_args
+from .workload import Arm, Step, CertifySettings, paired_args
 
 # (phase, what was measured, rounds or IOPS so far, the verdict's
 # confidence or None): what a progress line shows.
@@ -40,7 +40,7 @@ def _io_failure(label: str, e: IOFailure, what: str) -> SdtuneError:
 
 
 def run_step(host: Host, target: str, label: str, step: Step,
-             timing: Timing, region: int) -> StepResult:
+             timing: CertifySettings, region: int) -> StepResult:
     args = step.sdio_args(target, timing, region)
     out = _sdio(host, args, label, step.name, timing.step_max_s)
     try:
@@ -54,7 +54,7 @@ def shapes_of(arms: List[Arm]) -> List[Shape]:
 
 
 def run_paired(host: Host, target: str, label: str, arms: List[Arm],
-               timing: Timing, region: int,
+               timing: CertifySettings, region: int,
                decided: Callable[[PairedCosts], float],
                progress: Optional[Progress] = None) -> PairedCosts:
     """Measure ``arms`` look by look until ``decided(costs)``, the
@@ -86,7 +86,7 @@ def run_paired(host: Host, target: str, label: str, arms: List[Arm],
 
 
 def run_steps(host: Host, target: str, label: str, steps: List[Step],
-              timing: Timing, region: int,
+              timing: CertifySettings, region: int,
               progress: Optional[Progress] = None) -> List[StepResult]:
     out = []
     for step in steps:

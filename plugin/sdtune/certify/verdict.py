@@ -32,7 +32,7 @@ costs several times the write itself (milliseconds against tens of
 microseconds on real drives, spec/peers.md §3b); a power-loss-protected
 cache answers a flush at once.  So a flush that adds at least a whole
 write's cost (FLUSH_COST) counts as costly, one that adds clearly less
-counts as free.  Timing alone never recommends cache-nonvolatile:true
+counts as free.  CertifySettings alone never recommends cache-nonvolatile:true
 unless the operator asks.
 
 Queue depth.  4 KiB random writes and reads against QD 1..64.  For each
@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from .costs import Costs, Shape
-from .measure import StepResult
+from .reports import StepResult
 from .stats import Sample, prob_greater
 
 FLUSH_COST = 1.00       # a flush costing a whole write: volatile cache

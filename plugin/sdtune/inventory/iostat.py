@@ -39,7 +39,7 @@ from typing import Dict, List, Optional, Tuple
 from ..errors import ParseError
 from ..host import Host
 from ..parsing import MAX_NAME, excerpt, parse_count
-from .command import output_of
+from .runner import output_of
 
 COMMAND = "iostat -En"
 

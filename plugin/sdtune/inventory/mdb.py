@@ -20,7 +20,7 @@ from typing import Dict, List, Optional
 from ..errors import ParseError
 from ..host import Host
 from ..parsing import excerpt, parse_count
-from .command import output_of
+from .runner import output_of
 
 SD_STATE = "mdb ::sd_state"
 INQUIRY = "mdb inquiry pipeline"

@@ -23,10 +23,10 @@ from typing import Dict, List, Optional, Tuple
 from ..errors import ParseError
 from ..host import Host
 from ..parsing import MAX_NAME, cut, excerpt, parse_count
-from .command import output_of
+from .devlinks import DISK_NAME, SLICE
+from .runner import output_of
 
-_LEAF = re.compile(r"^/dev/dsk/(c[0-9]+(?:t[0-9A-Fa-f]+)?d[0-9]+)"
-                   r"((?:s|p)[0-9]+)?$")
+_LEAF = re.compile(r"^/dev/dsk/(%s)(%s)?$" % (DISK_NAME, SLICE))
 _BANNER = re.compile(r"^-{20,}\s*$")
 _LABEL = re.compile(r"^LABEL ([0-9]+)\s*$")
 _LABEL_FAILED = re.compile(r"^failed to (?:read|unpack) label ([0-9]+)\s*$")

@@ -27,12 +27,13 @@ from typing import Dict, List, Optional, Tuple
 from ..errors import ParseError
 from ..host import Host
 from ..parsing import MAX_NAME, excerpt
-from .command import output_of
+from .devlinks import DISK_NAME, SLICE
+from .runner import output_of
 
 COMMAND = "zpool status"
 CLASS_HEADERS = {"logs": "log", "cache": "cache", "spares": "spare",
                  "special": "special", "dedup": "dedup"}
-_DISK = re.compile(r"^(c[0-9]+(?:t[0-9A-Fa-f]+)?d[0-9]+)((?:s|p)[0-9]+)?$")
+_DISK = re.compile(r"^(%s)(%s)?$" % (DISK_NAME, SLICE))
 _POOL = re.compile(r"^\s*pool: (\S+)\s*$")
 _STATE = re.compile(r"^\s*state: (\S+)\s*$")
 _HEADER = re.compile(r"^(\s*)NAME\s+STATE\s+READ\s+WRITE\s+CKSUM(\s|$)")

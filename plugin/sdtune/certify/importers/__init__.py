@@ -8,7 +8,7 @@ the certification phases.  Pure: text in, StepResults out.
 
 from typing import List, NamedTuple, Optional, Tuple
 
-from ..measure import StepResult
+from ..reports import StepResult
 from .common import FIO, VDBENCH, BOM, number, parse_size
 from .fio import find_fio_json, find_fio_terse, parse_fio, read_fio
 from .vdbench import parse_vdbench, read_vdbench

@@ -45,7 +45,7 @@ from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 from ...errors import ParseError
 from ...parsing import parse_count
-from ..measure import StepResult
+from ..reports import StepResult
 from .common import (FIO, MAX_BS, MAX_IOPS, MAX_IOS, MAX_LAT_NS, MAX_QD,
                      MAX_RUNTIME_MS, BOM, listing, number,
                      parse_size, show)

@@ -53,7 +53,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from ...errors import ParseError
 from ...parsing import cut, parse_count
-from ..measure import Interval, StepResult
+from ..reports import Interval, StepResult
 from .common import (BOM, MAX_BS, MAX_IOPS, MAX_LAT_NS, MAX_QD, VDBENCH,
                      listing, number, parse_size)
 

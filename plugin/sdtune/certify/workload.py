@@ -47,15 +47,15 @@ REGION_ALIGN = 1 << 20
 
 
 @dataclass(frozen=True)
-class Timing:
+class CertifySettings:
     """How long each measurement may run and when it is done."""
 
     # Paired phases (sector, cache).
     slice_s: float = 0.03
     min_ios: int = 8
     min_rounds: int = 8
-    max_rounds: int = 64
-    paired_max_s: float = 40.0
+    max_rounds: int = 128
+    paired_max_s: float = 60.0
     # Queue-depth steps.
     interval_s: float = 0.1
     step_max_s: float = 4.0
@@ -67,7 +67,7 @@ class Timing:
     phases: Tuple[str, ...] = PHASES
 
     @classmethod
-    def from_config(cls, section: Dict[str, str]) -> "Timing":
+    def from_config(cls, section: Dict[str, str]) -> "CertifySettings":
         """[certify] keys override the defaults; bad values are errors."""
         kinds = {"slice_s": float, "min_ios": int, "min_rounds": int,
                  "max_rounds": int, "paired_max_s": float,
@@ -134,7 +134,7 @@ class Arm:
             self.name, self.bs, self.offset, self.pattern, self.flush)
 
 
-def paired_args(arms: List[Arm], target: str, timing: Timing,
+def paired_args(arms: List[Arm], target: str, timing: CertifySettings,
                 region: int, rounds: int, warmup: int, seed: int
                 ) -> List[str]:
     """`sdio paired` arguments for ``rounds`` reported rounds."""
@@ -161,7 +161,7 @@ class Step:
     flush: str = "none"
     rw: str = "write"
 
-    def sdio_args(self, target: str, timing: Timing,
+    def sdio_args(self, target: str, timing: CertifySettings,
                   region: Optional[int] = None) -> List[str]:
         args = ["--json", "--backend", "sync", "--direct", "--rw", self.rw,
                 "--pattern", self.pattern, "--bs", str(self.bs),
@@ -195,7 +195,7 @@ def logical_block_problem(size: int) -> Optional[str]:
     return None
 
 
-def region_for(device_bytes: int, timing: Timing) -> int:
+def region_for(device_bytes: int, timing: CertifySettings) -> int:
     """The region the writes stay in: ``region_bytes``, or less on a
     smaller device, in whole MiB; 0 when the device is too small for a
     meaningful test (MIN_REGION_BYTES)."""

@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from sdtune.certify.measure import IOFailure, parse_paired
-from sdtune.certify.plan import (MIN_REGION_BYTES, Timing, build_plan,
-                                 paired_args, region_for)
+from sdtune.certify.reports import IOFailure, parse_paired
+from sdtune.certify.workload import (MIN_REGION_BYTES, CertifySettings,
+                                     build_plan, paired_args, region_for)
 from sdtune.errors import ParseError
 
 
@@ -37,9 +37,9 @@ def test_4k_logical_drive_has_no_sub_block_arms():
 
 
 def test_looks_grow_by_half_and_end_at_max_rounds():
-    assert Timing().looks() == [8, 12, 18, 27, 41, 64]
-    assert Timing(min_rounds=4, max_rounds=4).looks() == [4]
-    assert Timing(min_rounds=2, max_rounds=3).looks() == [2, 3]
+    assert CertifySettings().looks() == [8, 12, 18, 27, 41, 62, 93, 128]
+    assert CertifySettings(min_rounds=4, max_rounds=4).looks() == [4]
+    assert CertifySettings(min_rounds=2, max_rounds=3).looks() == [2, 3]
 
 
 @pytest.mark.parametrize("section, message", [
@@ -55,18 +55,19 @@ def test_looks_grow_by_half_and_end_at_max_rounds():
 ])
 def test_bad_settings_are_named(section, message):
     with pytest.raises(ValueError) as e:
-        Timing.from_config(section)
+        CertifySettings.from_config(section)
     assert str(e.value).startswith(message)
 
 
 def test_settings_override_the_defaults():
-    t = Timing.from_config({"slice_s": "0.05", "max_rounds": "32",
-                            "phases": "sector"})
+    t = CertifySettings.from_config({"slice_s": "0.05",
+                                     "max_rounds": "32",
+                                     "phases": "sector"})
     assert (t.slice_s, t.max_rounds, t.phases) == (0.05, 32, ("sector",))
 
 
 def test_region_is_clamped_to_the_device_in_whole_mib():
-    t = Timing()
+    t = CertifySettings()
     assert region_for(4 << 40, t) == 1 << 30
     assert region_for((256 << 20) + 4095, t) == 256 << 20
     assert region_for(MIN_REGION_BYTES, t) == MIN_REGION_BYTES
@@ -75,7 +76,7 @@ def test_region_is_clamped_to_the_device_in_whole_mib():
 
 def test_paired_arguments():
     arms = build_plan(512, ("cache",)).cache
-    args = paired_args(arms, "/dev/rdsk/c1t0d0p0", Timing(), 1 << 30,
+    args = paired_args(arms, "/dev/rdsk/c1t0d0p0", CertifySettings(), 1 << 30,
                        rounds=8, warmup=1, seed=3)
     assert args == [
         "paired", "--json", "--backend", "sync", "--direct",
