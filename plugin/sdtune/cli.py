@@ -212,14 +212,7 @@ def _split_key(args: argparse.Namespace) -> List[str]:
 
 
 def _flavour(args: argparse.Namespace, cfg: Config) -> str:
-    if getattr(args, "flavour", None):
-        return args.flavour
-    value = cfg.sections.get("sdconf", {}).get("flavour", "nexenta")
-    if value not in FLAVOURS:
-        raise SdtuneError("load config", cfg.where("sdconf", "flavour"),
-                          "[sdconf] flavour = '%s': expected %s"
-                          % (value, " or ".join(FLAVOURS)), EXIT_USAGE)
-    return value
+    return getattr(args, "flavour", None) or cfg.flavour()
 
 
 def _run_sdconf(args: argparse.Namespace, host: Host, cfg: Config,
@@ -269,14 +262,9 @@ def _live_commit(args: argparse.Namespace, host: Host, cfg: Config,
 
 
 def tune_context(host: Host, cfg: Config, flavour: str):
-    from .tune.commands import Context, parse_generations
-    generations = parse_generations(
-        cfg.sections.get("journal", {}).get("generations", "10"),
-        cfg.where("journal", "generations"))
-    return Context(host, cfg.paths.get("sd_conf", "/kernel/drv/sd.conf"),
-                   cfg.paths.get("state_dir", "/var/sdtune"), flavour,
-                   generations,
-                   cfg.sections.get("data", {}).get("known_drives"))
+    from .tune.commands import Context
+    return Context(host, cfg.sd_conf, cfg.state_dir, flavour,
+                   cfg.generations(), cfg.known_drives)
 
 
 def _recovered_context(args: argparse.Namespace, host: Host, cfg: Config,
@@ -295,11 +283,10 @@ def _run_audit(args: argparse.Namespace, host: Host, cfg: Config,
                out: TextIO) -> int:
     from .audit import cmd_audit
     ctx = _recovered_context(args, host, cfg)
-    space = cfg.sections.get("audit", {}).get("space_matters", "no")
     return cmd_audit(host, ctx.sd_conf, ctx.state_dir, ctx.flavour,
-                     cfg.sections.get("silence", {}), out, sys.stderr,
-                     args.output == "json", args.only_problems,
-                     ctx.known_drives, space.lower() in ("yes", "true", "1"))
+                     cfg.silence, out, sys.stderr, args.output == "json",
+                     args.only_problems, ctx.known_drives,
+                     cfg.space_matters())
 
 
 def _run_tune(args: argparse.Namespace, host: Host, cfg: Config,
@@ -341,8 +328,7 @@ def _run_tune(args: argparse.Namespace, host: Host, cfg: Config,
 def _run_certify(args: argparse.Namespace, host: Host, cfg: Config,
                  out: TextIO) -> int:
     from .certify.command import cmd_certify, cmd_results
-    from .certify.workload import CertifySettings
-    state_dir = cfg.paths.get("state_dir", "/var/sdtune")
+    state_dir = cfg.state_dir
     if args.command == "results":
         return cmd_results(host, state_dir, out, args.output == "json",
                            args.scripted)
@@ -351,15 +337,8 @@ def _run_certify(args: argparse.Namespace, host: Host, cfg: Config,
         text = host.read_bytes(args.source).decode("utf-8", "replace")
         return cmd_infer(args.source, args.format, text, out,
                          args.output == "json", args.trust_flush_timing)
-    try:
-        timing = CertifySettings.from_config(cfg.sections.get("certify", {}))
-    except ValueError as e:
-        # The message starts "[certify] KEY = ...": name that key's file.
-        key = str(e).split("]", 1)[-1].split("=", 1)[0].strip()
-        raise SdtuneError("load config", cfg.where("certify", key), str(e),
-                          EXIT_USAGE)
-    return cmd_certify(host, state_dir, timing, args.targets, args.confirm,
-                       out, sys.stderr, args.output == "json",
+    return cmd_certify(host, state_dir, cfg.certify(), args.targets,
+                       args.confirm, out, sys.stderr, args.output == "json",
                        args.trust_flush_timing, args.logical_block)
 
 
@@ -376,10 +355,10 @@ def _needs_root(args: argparse.Namespace) -> bool:
                             "recover")
 
 
-def _check_root_dir(root: str) -> None:
+def _check_root_dir(root: str, machine: Host) -> None:
     if not root.startswith("/"):
         raise UsageError("use root", root, "-R needs an absolute path")
-    if not RealHost().is_dir(root):
+    if not machine.is_dir(root):
         raise UsageError("use root", root, "no such directory")
 
 
@@ -432,14 +411,19 @@ class GuardedOutput:
 
 
 def main(argv: Optional[List[str]] = None, out: Optional[TextIO] = None,
-         host_factory: HostFactory = _real_host) -> int:
+         host_factory: HostFactory = _real_host,
+         machine: Optional[Host] = None) -> int:
+    """The command line.  ``machine`` is the host that reads the
+    configuration and checks -R before any root applies (this machine,
+    unrooted, unless a test gives its own); ``host_factory`` builds the
+    host the command then runs with."""
     # One short run over acyclic data (a 10,000-pair sd.conf is some
     # 300,000 objects): the cyclic collector would only rescan it.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
         return _main(argv, out if out is not None else sys.stdout,
-                     host_factory)
+                     host_factory, machine or RealHost())
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -517,16 +501,16 @@ def _parse(argv: Optional[List[str]]) -> argparse.Namespace:
 
 
 def _main(argv: Optional[List[str]], out: TextIO,
-          host_factory: HostFactory) -> int:
+          host_factory: HostFactory, machine: Host) -> int:
     args = _parse(argv)
     host: Optional[Host] = None
     cfg: Optional[Config] = None
     try:
         try:
-            _check_root_dir(args.root)
+            _check_root_dir(args.root, machine)
             # The configuration is read before -R applies: it names the
             # commands and paths that the root then scopes.
-            cfg = load_config(RealHost(), args.config)
+            cfg = load_config(machine, args.config)
             host = host_factory(args.root, cfg)
             if _needs_root(args) and not host.is_root():
                 raise RefusedError("run", args.command, "must be root")

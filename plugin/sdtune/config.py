@@ -21,11 +21,14 @@ import configparser
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from sdtune import layout
 from sdtune.errors import ConfigError, HostError
 from sdtune.host import Host
+
+if TYPE_CHECKING:
+    from sdtune.certify.workload import CertifySettings
 
 # The system's local settings: an absolute path on this machine, never
 # resolved under -R (it configures the sdtune installed here).  load_config
@@ -49,13 +52,72 @@ class Config:
     # Every section, raw, for settings that have no typed field yet.
     sections: Dict[str, Dict[str, str]] = field(default_factory=dict)
     source_files: List[str] = field(default_factory=list)
-    # (section, key) -> the file whose value won, for error messages.
+    # (section, key) -> the file whose value won, and its line there,
+    # for error messages.
     origin: Dict[Tuple[str, str], str] = field(default_factory=dict)
+    lines: Dict[Tuple[str, str], int] = field(default_factory=dict)
 
     def where(self, section: str, key: str) -> str:
         """The file the value of [section] key came from."""
         return self.origin.get((section, key), self.source_files[0]
                                if self.source_files else "sdtune.conf")
+
+    def error(self, section: str, key: str, reason: str) -> ConfigError:
+        """A usage error naming the file and line of [section] key."""
+        return ConfigError("load config", self.where(section, key), "%s%s"
+                           % (_where(self.lines.get((section, key), 0)),
+                              reason))
+
+    # The settings, each interpreted here and only when a command needs
+    # it: a bad value stops the commands that use it, not every command.
+
+    @property
+    def sd_conf(self) -> str:
+        return self.paths.get("sd_conf", "/kernel/drv/sd.conf")
+
+    @property
+    def state_dir(self) -> str:
+        return self.paths.get("state_dir", "/var/sdtune")
+
+    @property
+    def known_drives(self) -> Optional[str]:
+        return self.sections.get("data", {}).get("known_drives")
+
+    @property
+    def silence(self) -> Dict[str, str]:
+        return dict(self.sections.get("silence", {}))
+
+    def flavour(self) -> str:
+        """[sdconf] flavour: the kernel rules to model."""
+        from sdtune.sdconf.tunables import FLAVOURS
+        value = self.sections.get("sdconf", {}).get("flavour", "nexenta")
+        if value not in FLAVOURS:
+            raise self.error("sdconf", "flavour", "[sdconf] flavour = '%s':"
+                             " expected %s" % (value, " or ".join(FLAVOURS)))
+        return value
+
+    def generations(self) -> int:
+        """[journal] generations: saved sd.conf copies kept, >= 1."""
+        value = self.sections.get("journal", {}).get("generations", "10")
+        if not value.isdigit() or int(value) < 1 or len(value) > 9:
+            raise self.error("journal", "generations", "[journal] "
+                             "generations = '%s': expected a whole number "
+                             ">= 1" % value)
+        return int(value)
+
+    def space_matters(self) -> bool:
+        """[audit] space_matters: yes, true or 1 (any case)."""
+        value = self.sections.get("audit", {}).get("space_matters", "no")
+        return value.lower() in ("yes", "true", "1")
+
+    def certify(self) -> "CertifySettings":
+        """[certify]: how certification measures."""
+        from sdtune.certify.workload import CertifySettings, SettingError
+        try:
+            return CertifySettings.from_config(
+                self.sections.get("certify", {}))
+        except SettingError as e:
+            raise self.error("certify", e.key, str(e)) from None
 
 
 def default_config_path() -> str:
@@ -142,7 +204,9 @@ def _validate(path: str, text: str,
                                       section, key, value))
 
 
-def _read(host: Host, path: str) -> Dict[str, Dict[str, str]]:
+def _read(host: Host, path: str
+          ) -> Tuple[Dict[str, Dict[str, str]], Dict[Tuple[str, str], int]]:
+    """The file's sections, and the line of each (section, key)."""
     try:
         text = host.read_bytes(path).decode("utf-8")
     except HostError as e:
@@ -152,23 +216,32 @@ def _read(host: Host, path: str) -> Dict[str, Dict[str, str]]:
                           "byte %d: not valid UTF-8" % e.start) from e
     parser = _parse(path, text)
     _validate(path, text, parser)
-    return {name: dict(parser.items(name)) for name in parser.sections()}
+    sections = {name: dict(parser.items(name))
+                for name in parser.sections()}
+    lines = {(name, key): _line_of(text, name, key)
+             for name, values in sections.items() for key in values}
+    return sections, lines
 
 
 def load_config(host: Host, override: Optional[str] = None,
-                system_config: Optional[str] = SYSTEM_CONFIG) -> Config:
-    """The shipped defaults, then ``system_config`` if it exists (None:
-    no such layer), then ``override``, each key by key.  A missing
-    defaults or override file is an error naming it."""
-    files = [default_config_path()]
+                system_config: Optional[str] = SYSTEM_CONFIG,
+                defaults: Optional[str] = None) -> Config:
+    """The shipped defaults (``defaults``, for tests: default_config_path
+    otherwise), then ``system_config`` if it exists (None: no such
+    layer), then ``override``, each key by key.  A missing defaults or
+    override file is an error naming it."""
+    files = [defaults or default_config_path()]
     if system_config is not None and host.exists(system_config):
         files.append(system_config)
     if override is not None:
         files.append(override)
     sections: Dict[str, Dict[str, str]] = {}
     origin: Dict[Tuple[str, str], str] = {}
+    lines: Dict[Tuple[str, str], int] = {}
     for index, path in enumerate(files):
-        for name, values in _read(host, path).items():
+        read, where = _read(host, path)
+        lines.update(where)
+        for name, values in read.items():
             sections.setdefault(name, {}).update(values)
             origin.update({(name, key): path for key in values})
         engine = source_tree_engine(host) if index == 0 else None
@@ -180,7 +253,8 @@ def load_config(host: Host, override: Optional[str] = None,
     return Config(commands=dict(sections.get("commands", {})),
                   paths=dict(sections.get("paths", {})),
                   libraries=dict(sections.get("libraries", {})),
-                  sections=sections, source_files=files, origin=origin)
+                  sections=sections, source_files=files, origin=origin,
+                  lines=lines)
 
 
 def commands_for(cfg: Config) -> Dict[str, str]:

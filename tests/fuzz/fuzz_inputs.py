@@ -49,7 +49,7 @@ import sys
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PLUGIN = os.path.join(HERE, "..", "..", "plugin")
@@ -672,19 +672,24 @@ def _strict_json(text: str) -> None:
         raise BadOutput("--json output is not JSON: %s" % e) from None
 
 
-def _infer(value: Tuple[str, Optional[str], bool, bool]) -> Any:
-    text, fmt, as_json, trust_timing = value
-    out = io.StringIO()
-    # The runs it leaves out are named on stderr: not for the console.
-    with contextlib.redirect_stderr(io.StringIO()):
-        status = cmd_infer("results.txt", fmt, text, out, as_json,
+def infer_call(infer: Callable[..., Any] = cmd_infer
+               ) -> Callable[[Tuple[str, Optional[str], bool, bool]], Any]:
+    """The cmd_infer target's call, around ``infer`` (cmd_infer, or in
+    the harness's own tests a stand-in that misbehaves on purpose)."""
+    def call(value: Tuple[str, Optional[str], bool, bool]) -> Any:
+        text, fmt, as_json, trust_timing = value
+        out = io.StringIO()
+        # The runs it leaves out are named on stderr: not for the console.
+        with contextlib.redirect_stderr(io.StringIO()):
+            status = infer("results.txt", fmt, text, out, as_json,
                            trust_timing)
-    if not isinstance(status, int):
-        raise BadOutput("cmd_infer returned %r, not an exit status"
-                        % (status,))
-    if as_json:
-        _strict_json(out.getvalue())
-    return status
+        if not isinstance(status, int):
+            raise BadOutput("cmd_infer returned %r, not an exit status"
+                            % (status,))
+        if as_json:
+            _strict_json(out.getvalue())
+        return status
+    return call
 
 
 def _detect(text: str) -> str:
@@ -723,7 +728,7 @@ TARGETS = [
     Target("detect_format", _detect, "benchmark"),
     Target("classify", _classify, "steps", text_of=lambda v: "",
            with_text=lambda v, text: v),
-    Target("cmd_infer", _infer, "infer", text_of=lambda v: v[0],
+    Target("cmd_infer", infer_call(), "infer", text_of=lambda v: v[0],
            with_text=_with_infer_text),
     Target("parse_iostat_en", parse_iostat_en, "iostat"),
     Target("parse_zpool_status", parse_zpool_status, "zpool"),
@@ -793,11 +798,13 @@ def _message_fault(message: str, text: str) -> Optional[str]:
     return None
 
 
-def check(target: Target, value: Any) -> Tuple[str, Optional[dict]]:
-    """("result" | "refusal" | "failure", failure details or None)."""
+def check(target: Target, value: Any, hang_s: float = HANG_SECONDS
+          ) -> Tuple[str, Optional[dict]]:
+    """("result" | "refusal" | "failure", failure details or None); a
+    call that takes more than ``hang_s`` seconds is a failure."""
     text = target.text_of(value)
     old = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, HANG_SECONDS)
+    signal.setitimer(signal.ITIMER_REAL, hang_s)
     try:
         target.call(value)
     except SdtuneError as e:
@@ -809,7 +816,7 @@ def check(target: Target, value: Any) -> Tuple[str, Optional[dict]]:
                            "detail": message,
                            "traceback": traceback.format_exc()}
     except Hang:
-        return "failure", {"kind": "no answer in %d s" % HANG_SECONDS,
+        return "failure", {"kind": "no answer in %g s" % hang_s,
                            "where": "", "detail": "",
                            "traceback": traceback.format_exc()}
     except BadOutput as e:
@@ -882,9 +889,12 @@ class Outcome:
             have.update(value=value, failure=failure, size=size)
 
 
-def run(target_name: str, count: int, seed_value: int) -> Outcome:
-    """count inputs of one target, generated from seed_value."""
-    target = BY_NAME[target_name]
+def run(target: Union[str, Target], count: int, seed_value: int
+        ) -> Outcome:
+    """count inputs of one target (by name, or a Target of the harness's
+    own tests), generated from seed_value."""
+    if isinstance(target, str):
+        target = BY_NAME[target]
     outcome = Outcome()
 
     @seed(seed_value)
@@ -1007,11 +1017,14 @@ def _cut(line: str) -> str:
 Minimal = Dict[Tuple[str, str], Tuple[Any, dict]]
 
 
-def report(outcomes: Dict[str, Outcome], minimal: Minimal) -> List[str]:
-    """The failure lines: one block per distinct failure."""
+def report(outcomes: Dict[str, Outcome], minimal: Minimal,
+           targets: Optional[Dict[str, Target]] = None) -> List[str]:
+    """The failure lines: one block per distinct failure (``targets``:
+    the targets by name, BY_NAME unless the harness's tests give theirs).
+    """
     lines = []
     for name, outcome in outcomes.items():
-        target = BY_NAME[name]
+        target = (targets or BY_NAME)[name]
         for sig, item in sorted(outcome.distinct.items()):
             value, failure = minimal.get((name, sig), (item["value"],
                                                        item["failure"]))

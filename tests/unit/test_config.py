@@ -315,30 +315,26 @@ def test_unreadable_system_file(tmp_path):
         "cannot load config '%s': " % system)
 
 
-def test_missing_defaults_name_their_path(tmp_path, monkeypatch):
+def test_missing_defaults_name_their_path(tmp_path):
     """Without the shipped defaults nothing is loaded, even when the
     system file exists: it only holds the keys it changes."""
     missing = str(tmp_path / "lib" / "sdtune" / "conf" / "sdtune.conf")
-    monkeypatch.setattr(sdtune.config, "default_config_path",
-                        lambda: missing)
     system = write(tmp_path, "[paths]\nstate_dir = /var/site\n",
                    "system.conf")
     with pytest.raises(ConfigError) as info:
-        load(RealHost(), None, system)
+        load_config(RealHost(), None, system, defaults=missing)
     assert str(info.value) == (
         "cannot load config '%s': No such file or directory" % missing)
     assert info.value.exit_code == EXIT_USAGE
 
 
-def test_defaults_are_not_looked_for_elsewhere(tmp_path, monkeypatch):
-    """The defaults come from next to the package only: a defaults file
-    that is missing is not replaced by the system file or any other."""
+def test_defaults_are_not_looked_for_elsewhere(tmp_path):
+    """The defaults come from one place only: a defaults file that is
+    missing is not replaced by the system file or any other."""
     missing = str(tmp_path / "nope.conf")
-    monkeypatch.setattr(sdtune.config, "default_config_path",
-                        lambda: missing)
     host = RecordingHost()
     with pytest.raises(ConfigError):
-        load(host)
+        load_config(host, None, None, defaults=missing)
     assert host.read == [missing]
 
 
@@ -357,3 +353,53 @@ def test_value_errors_name_the_layer_the_value_came_from(tmp_path,
     err = capsys.readouterr().err
     assert "cannot load config '%s'" % bad in err
     assert "interval_s = 'fast'" in err
+
+
+def test_command_line_reads_configuration_through_its_host(tmp_path,
+                                                           capsys):
+    """The CLI reads every configuration layer and checks -R through the
+    host it is given, never one of its own."""
+    from sdtune.cli import main
+    lab = write(tmp_path, "[sdconf]\nflavour = upstream\n", "lab.conf")
+    sd_conf = write(tmp_path, 'sd-config-list = "ATA     X", '
+                    '"physical-block-size:4096";\n', "sd.conf")
+    host = RecordingHost()
+    rc = main(["-R", str(tmp_path), "--config", lab, "sdconf", "check",
+               sd_conf], machine=host)
+    assert rc == 0, capsys.readouterr().err
+    assert host.read[0] == default_config_path()
+    assert host.read[-1] == lab
+
+
+@pytest.mark.parametrize("text, use, message", [
+    ("[sdconf]\n# the kernel rules\nflavour = solaris\n",
+     lambda cfg: cfg.flavour(),
+     "line 3: [sdconf] flavour = 'solaris': expected nexenta or upstream"),
+    ("[journal]\ngenerations = 0\n", lambda cfg: cfg.generations(),
+     "line 2: [journal] generations = '0': expected a whole number >= 1"),
+    ("[journal]\ngenerations = many\n", lambda cfg: cfg.generations(),
+     "line 2: [journal] generations = 'many': expected a whole number "
+     ">= 1"),
+    ("[certify]\n\nslice_s = quick\n", lambda cfg: cfg.certify(),
+     "line 3: [certify] slice_s = 'quick': not a float"),
+    ("[certify]\nmin_rounds = 1\n", lambda cfg: cfg.certify(),
+     "line 2: [certify] min_rounds must be at least 2 and max_rounds at "
+     "least min_rounds"),
+])
+def test_settings_errors_name_the_file_and_line(tmp_path, text, use,
+                                                message):
+    lab = write(tmp_path, text, "lab.conf")
+    cfg = load(RealHost(), lab)
+    with pytest.raises(ConfigError) as info:
+        use(cfg)
+    assert str(info.value) == "cannot load config '%s': %s" % (lab, message)
+    assert info.value.exit_code == EXIT_USAGE
+
+
+def test_settings_read_from_the_layers():
+    cfg = load(RealHost())
+    assert (cfg.sd_conf, cfg.state_dir) == ("/kernel/drv/sd.conf",
+                                            "/var/sdtune")
+    assert cfg.flavour() == "nexenta" and cfg.generations() == 10
+    assert cfg.space_matters() is False and cfg.known_drives is None
+    assert cfg.certify().max_rounds == 128

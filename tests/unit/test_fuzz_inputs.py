@@ -93,17 +93,19 @@ def test_checker_fails_a_message_that_echoes_the_input_whole():
     assert verdict == "refusal"
 
 
-def test_checker_fails_a_hang(monkeypatch):
-    monkeypatch.setattr(fuzz_inputs, "HANG_SECONDS", 0.2)
-    assert _fails(lambda text: time.sleep(5))["kind"] == "no answer in 0 s"
+def test_checker_fails_a_hang():
+    verdict, failure = fuzz_inputs.check(
+        _target(lambda text: time.sleep(5)), "ashift: 9\n", hang_s=0.2)
+    assert verdict == "failure" and failure["kind"] == "no answer in 0.2 s"
 
 
-def test_checker_fails_nan_in_json_output(monkeypatch):
+def test_checker_fails_nan_in_json_output():
     def infer(path, fmt, text, out, as_json, trust_timing):
         out.write(json.dumps({"iops": float("nan")}))
         return 0
-    monkeypatch.setattr(fuzz_inputs, "cmd_infer", infer)
-    target = fuzz_inputs.BY_NAME["cmd_infer"]
+    real = fuzz_inputs.BY_NAME["cmd_infer"]
+    target = fuzz_inputs.Target("cmd_infer", fuzz_inputs.infer_call(infer),
+                                real.fmt, real.text_of, real.with_text)
     verdict, failure = fuzz_inputs.check(target, ("x", None, True, False))
     assert verdict == "failure" and failure["kind"] == "bad result"
     assert "NaN" in failure["detail"]
@@ -112,14 +114,14 @@ def test_checker_fails_nan_in_json_output(monkeypatch):
         "result"
 
 
-def test_a_failing_target_fails_the_run_and_its_report(monkeypatch):
+def test_a_failing_target_fails_the_run_and_its_report():
     def crash(text):
         raise ValueError("boom")
-    monkeypatch.setitem(fuzz_inputs.BY_NAME, "probe", _target(crash))
-    outcome = fuzz_inputs.run("probe", 20, SEED)
+    probe = _target(crash)
+    outcome = fuzz_inputs.run(probe, 20, SEED)
     assert outcome.inputs == 20 and outcome.failures == 20
     (sig,) = outcome.distinct
     assert sig.startswith("ValueError at ")
-    lines = fuzz_inputs.report({"probe": outcome}, {})
+    lines = fuzz_inputs.report({"probe": outcome}, {}, {"probe": probe})
     assert lines[0].startswith("FAIL probe: ValueError at ")
     assert "  says: boom" in lines

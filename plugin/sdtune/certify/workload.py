@@ -46,6 +46,15 @@ MIN_REGION_BYTES = 64 << 20
 REGION_ALIGN = 1 << 20
 
 
+class SettingError(ValueError):
+    """A bad [certify] value; ``key`` names it, so that the configuration
+    can say which file and line it came from."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key = key
+
+
 @dataclass(frozen=True)
 class CertifySettings:
     """How long each measurement may run and when it is done."""
@@ -68,7 +77,8 @@ class CertifySettings:
 
     @classmethod
     def from_config(cls, section: Dict[str, str]) -> "CertifySettings":
-        """[certify] keys override the defaults; bad values are errors."""
+        """[certify] keys override the defaults; a bad value is a
+        SettingError naming its key."""
         kinds = {"slice_s": float, "min_ios": int, "min_rounds": int,
                  "max_rounds": int, "paired_max_s": float,
                  "interval_s": float, "step_max_s": float,
@@ -80,29 +90,34 @@ class CertifySettings:
                            if p.strip())
             bad = [p for p in phases if p not in PHASES]
             if bad or not phases:
-                raise ValueError("[certify] phases = '%s': expected some of "
-                                 "%s" % (section["phases"], ", ".join(PHASES)))
+                raise SettingError("phases", "[certify] phases = '%s': "
+                                   "expected some of %s" % (
+                                       section["phases"], ", ".join(PHASES)))
             values["phases"] = phases
         for key, kind in kinds.items():
             if key in section:
                 try:
                     values[key] = kind(section[key])
                 except ValueError:
-                    raise ValueError("[certify] %s = '%s': not a %s"
-                                     % (key, section[key], kind.__name__))
+                    raise SettingError(key, "[certify] %s = '%s': not a %s"
+                                       % (key, section[key], kind.__name__))
                 if not values[key] > 0 and key != "warmup_intervals":
-                    raise ValueError("[certify] %s must be positive" % key)
+                    raise SettingError(key, "[certify] %s must be positive"
+                                       % key)
                 if key == "warmup_intervals" and values[key] < 0:
-                    raise ValueError("[certify] warmup_intervals must not "
-                                     "be negative")
-        timing = cls(**values)
+                    raise SettingError(key, "[certify] warmup_intervals "
+                                       "must not be negative")
+        settings = cls(**values)
         # A t-test needs two rounds; sdio wants at least two intervals.
-        if timing.min_rounds < 2 or timing.max_rounds < timing.min_rounds:
-            raise ValueError("[certify] min_rounds must be at least 2 and "
-                             "max_rounds at least min_rounds")
-        if timing.min_intervals < 2:
-            raise ValueError("[certify] min_intervals must be at least 2")
-        return timing
+        if settings.min_rounds < 2 or settings.max_rounds < \
+                settings.min_rounds:
+            raise SettingError("min_rounds", "[certify] min_rounds must be "
+                               "at least 2 and max_rounds at least "
+                               "min_rounds")
+        if settings.min_intervals < 2:
+            raise SettingError("min_intervals", "[certify] min_intervals "
+                               "must be at least 2")
+        return settings
 
     def looks(self) -> List[int]:
         """Round counts at which a paired phase looks at its verdict."""

@@ -335,14 +335,3 @@ def cmd_history(ctx: Context, out: TextIO, err: TextIO,
         out.write(render_table(HISTORY_COLUMNS, entries, scripted,
                                parsable))
     return EXIT_PROBLEMS if bad else EXIT_OK
-
-
-def parse_generations(value: str, source: str) -> int:
-    try:
-        n = int(value)
-        if n < 1:
-            raise ValueError
-        return n
-    except ValueError:
-        raise SdtuneError("load config", source, "[journal] generations = "
-                          "'%s': expected a whole number >= 1" % value, 2)
