@@ -100,7 +100,7 @@ def unreadable(inv: Inventory) -> List[Unreadable]:
 def _identity(d: Disk) -> Optional[Identity]:
     if d.vid is None or d.pid is None:
         return None
-    return Identity(d.vid, d.pid, (d.firmware or "").ljust(4))
+    return Identity.of_inquiry(d.vid, d.pid, d.firmware)
 
 
 class Auditor:
@@ -272,7 +272,7 @@ class Auditor:
             if rec and rec.get("evidence", {}).get("device", {}).get(
                     "nv_sup"):
                 continue
-            ident = Identity(key[:8], key[8:24].ljust(16))
+            ident = Identity.of_key(key)
             models = [d.ata_model for d in hit if d.key == key]
             rows = lookup(self.table, ident, models[0] if models else None)
             if any(r.nonvolatile for r in rows):

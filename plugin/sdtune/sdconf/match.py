@@ -41,6 +41,20 @@ class Identity:
     def key(self) -> str:
         return self.vid + self.pid
 
+    @classmethod
+    def of_key(cls, key: str) -> "Identity":
+        """The disk a 24-byte sd-config-list key (or a shorter one,
+        blank-padded) was written for; the one key to identity rule."""
+        return cls(key[:VID_LEN], key[VID_LEN:VID_LEN + PID_LEN].ljust(
+            PID_LEN))
+
+    @classmethod
+    def of_inquiry(cls, vid: str, pid: str,
+                   rev: Optional[str]) -> "Identity":
+        """A disk's identity from its INQUIRY fields (revision blank
+        padded to 4 bytes when unknown)."""
+        return cls(vid, pid, (rev or "").ljust(REV_LEN))
+
 
 def make_key(vid: str, pid: str) -> str:
     """The 24-character key for a vendor and product as INQUIRY has them.

@@ -213,7 +213,7 @@ def make_plan(text: str, sd_conf: str, flavour: str, inv: Inventory,
     new_text = text
     for key in keys:
         disks = present.get(key, [])
-        ident = Identity(key[:8], key[8:24].ljust(16))
+        ident = Identity.of_key(key)
         model = disks[0].ata_model if disks else None
         rows = lookup(table, ident, model) if disks else []
         props = _proposals(key, latest.get(key), rows)
@@ -280,7 +280,7 @@ def _screen(key, props, inv, risky, unknown, conf, flavour, options,
     """The proposals that may go in, and the reasons for each."""
     settings: List[Setting] = []
     why: List[Dict[str, object]] = []
-    current = evaluate(conf, Identity(key[:8], key[8:24].ljust(16)),
+    current = evaluate(conf, Identity.of_key(key),
                        flavour)
     written = {r.name.lower(): r.value for e in current.matched
                for r in e.results if r.accepted and r.name}
@@ -290,7 +290,8 @@ def _screen(key, props, inv, risky, unknown, conf, flavour, options,
                           "value": p.value, "reason": reason})
 
     others = [d.name for d in inv.disks if d.key and d.key != key and
-              d.vid and key_matches(key, Identity(d.vid, d.pid))]
+              d.vid and key_matches(key, Identity.of_inquiry(d.vid, d.pid,
+                                                             None))]
     for p in props:
         value, problem = canonical_value(p.tunable, p.value)
         if value is None:

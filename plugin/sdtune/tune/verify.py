@@ -90,7 +90,7 @@ def verify_disk(conf: ConfFile, disk: Disk, flavour: str,
     why = _unread(disk, failed or {})
     if why:
         return DiskState(disk.name, disk.key, "unknown", why)
-    ident = Identity(disk.vid, disk.pid, (disk.firmware or "").ljust(4))
+    ident = Identity.of_inquiry(disk.vid, disk.pid, disk.firmware)
     ev = evaluate(conf, ident, flavour)
     ignored, pending = [], []
     asked: Dict[str, str] = {}
