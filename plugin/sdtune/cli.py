@@ -1,10 +1,12 @@
 """The `sdtune` command line: options, subcommands, exit codes.
 
-Parses argv, builds the Host (RealHost under `-R ROOT`, with the command
-allow-list from the configuration) and hands each subcommand to the
-module that does the work.  Errors are printed the illumos way,
-`sdtune: cannot <verb> '<object>': <reason>`, with the exit codes of
-DESIGN.md: 0 success, 1 problems found, 2 usage, 3 refused, 4 failed.
+Parses argv (the commands come from commands.TABLE), builds the Host
+(RealHost under `-R ROOT`, with the command allow-list from the
+configuration) and hands each subcommand to its module in commands/.
+Errors are printed the illumos way, `sdtune: cannot <verb> '<object>':
+<reason>`, with the exit codes of DESIGN.md: 0 success, 1 problems
+found, 2 usage, 3 refused, 4 failed; an unexpected exception is a bug,
+one line and exit 4.
 """
 
 import argparse
@@ -16,330 +18,31 @@ import sys
 import traceback
 from typing import Callable, List, Optional, TextIO
 
+from . import commands
+from .commands.base import Env, Parser, tune_context
 from .config import Config, commands_for, load_config
-from .errors import (EXIT_FAILED, EXIT_SIGINT, EXIT_SIGTERM, EXIT_USAGE,
-                     RefusedError, SdtuneError, UsageError)
+from .errors import (EXIT_FAILED, EXIT_SIGINT, EXIT_SIGTERM, RefusedError,
+                     SdtuneError, UsageError)
 from .host import Host, RealHost, discard_stdout, guard_standard_fds
-from .sdconf import tool
-from .sdconf.tunables import FLAVOURS, TUNABLE_BY_NAME
 
 HostFactory = Callable[[str, Config], Host]
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse that reports usage errors as `sdtune: ...`, exit 2, and
-    takes no abbreviated long options: `--conf` for `--config` would let
-    the launcher's root check read FILE as the command word."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        kwargs["allow_abbrev"] = False
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        sys.stderr.write("sdtune: %s\n" % message)
-        sys.exit(EXIT_USAGE)
-
-
-def _key_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--vid", help="INQUIRY vendor id (padded for you)")
-    p.add_argument("--pid", help="INQUIRY product id (padded for you)")
-    p.add_argument("--write", action="store_true",
-                   help="write the file (default: print the diff only)")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="sdtune", description="Certify SSDs and tune "
-                     "sd.conf on illumos storage appliances.")
+    """The whole command line: the global options, then every command of
+    commands.TABLE, in its order."""
+    parser = Parser(prog="sdtune", description="Certify SSDs and tune "
+                    "sd.conf on illumos storage appliances.")
     parser.add_argument("-R", dest="root", default="/", metavar="ROOT",
                         help="system root for sd.conf and state")
     parser.add_argument("--config", metavar="FILE",
                         help="configuration overriding sdtune.conf")
     sub = parser.add_subparsers(dest="command", metavar="command",
-                                parser_class=_Parser)
+                                parser_class=Parser)
     sub.required = True
-
-    disks = sub.add_parser("disks", help="inventory of the disks behind "
-                           "sd: keys, sizes, block sizes, pools, sd values, "
-                           "in-use state")
-    disks.add_argument("-H", dest="scripted", action="store_true",
-                       help="no header, fields separated by TABs")
-    disks.add_argument("-p", dest="parsable", action="store_true",
-                       help="exact numbers (bytes)")
-    disks.add_argument("-o", dest="output", choices=("json",))
-
-    cert = sub.add_parser("certify", help="measure SSDs (destroys their "
-                          "data) and decide native sector size, cache and "
-                          "queue depth")
-    cert.add_argument("targets", nargs="+", metavar="DISK|PATH")
-    cert.add_argument("--confirm", nargs="+", action="extend", default=[],
-                      metavar="DISK|PATH", required=True,
-                      help="repeat every target: its data will be lost")
-    cert.add_argument("-o", dest="output", choices=("json",))
-    cert.add_argument("--trust-flush-timing", action="store_true",
-                      help="allow cache-nonvolatile from flush timing alone,"
-                      " without the drive's NV_SUP evidence")
-    cert.add_argument("--logical-block", type=int, metavar="BYTES",
-                      help="logical block size of a file target")
-
-    infer = sub.add_parser("infer", help="the certify verdict from "
-                           "existing vdbench or fio output, without I/O")
-    infer.add_argument("--from", dest="source", required=True,
-                       metavar="FILE")
-    infer.add_argument("--format", choices=("vdbench", "fio"))
-    infer.add_argument("-o", dest="output", choices=("json",))
-    infer.add_argument("--trust-flush-timing", action="store_true")
-
-    results = sub.add_parser("results", help="stored certification records")
-    results.add_argument("-H", dest="scripted", action="store_true")
-    results.add_argument("-o", dest="output", choices=("json",))
-
-    def allow_flags(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--allow-ashift-mismatch", action="store_true",
-                       help="propose physical-block-size even for models "
-                       "in or spare for ashift=9 vdevs")
-        p.add_argument("--allow-no-nv-evidence", action="store_true",
-                       help="propose cache-nonvolatile from flush timing "
-                       "without the drive's NV_SUP")
-
-    plan = sub.add_parser("plan", help="proposed sd-config-list changes, "
-                          "with the reason for each")
-    plan.add_argument("--save", dest="plan_file", metavar="FILE",
-                      help="also write the plan to FILE (a new file) for "
-                      "`apply FILE`")
-    plan.add_argument("-o", dest="output", choices=("json",))
-    allow_flags(plan)
-    apply_ = sub.add_parser("apply", help="apply a plan as one transaction: "
-                            "lock, back up, atomic write, update_drv, verify")
-    apply_.add_argument("plan_file", nargs="?", metavar="PLAN")
-    apply_.add_argument("--yes", action="store_true",
-                        help="apply without asking (else a dry run unless "
-                        "on a terminal)")
-    allow_flags(apply_)
-    verify = sub.add_parser("verify", help="per disk: applied, pending "
-                            "reboot, not matched or ignored by sd")
-    verify.add_argument("-H", dest="scripted", action="store_true")
-    verify.add_argument("-o", dest="output", choices=("json",))
-    audit = sub.add_parser("audit", help="findings for pools, drives and "
-                           "sd.conf; exit 1 when any problem remains")
-    audit.add_argument("-x", dest="only_problems", action="store_true",
-                       help="only problems, or a one-line all-clear")
-    audit.add_argument("-o", dest="output", choices=("json",))
-    history = sub.add_parser("history", help="the journal of changes")
-    history.add_argument("-H", dest="scripted", action="store_true")
-    history.add_argument("-p", dest="parsable", action="store_true",
-                         help="exact times (seconds) and full checksums")
-    history.add_argument("-o", dest="output", choices=("json",))
-    rollback = sub.add_parser("rollback", help="restore the sd.conf of "
-                              "before a journal entry, as a transaction")
-    rollback.add_argument("entry", nargs="?", metavar="ID")
-    rollback.add_argument("--last", action="store_true")
-    rollback.add_argument("--yes", action="store_true")
-    recover = sub.add_parser("recover", help="finish or undo a change an "
-                             "interruption left open; --accept-current "
-                             "when sd.conf matches neither side")
-    recover.add_argument("--accept-current", action="store_true",
-                         help="keep sd.conf as it is now and close the "
-                         "open journal entry")
-
-    tr = sub.add_parser("trace", help="run a DTrace script on the sd "
-                        "disks and summarise it")
-    tr.add_argument("script", choices=("iosize", "align", "flush",
-                                       "qdepth"))
-    tr.add_argument("-d", dest="disk", metavar="DISK",
-                    help="cXtYdZ or sdN (default: every sd disk)")
-    tr.add_argument("-t", dest="seconds", type=int, default=10,
-                    metavar="SECONDS", help="how long to trace (default 10)")
-    tr.add_argument("-H", dest="scripted", action="store_true")
-    tr.add_argument("-p", dest="parsable", action="store_true")
-    tr.add_argument("-o", dest="output", choices=("json",))
-
-    sdconf = sub.add_parser("sdconf", help="offline sd.conf tools")
-    sdconf.add_argument("--flavour", choices=FLAVOURS,
-                        help="kernel rules to model (default from config)")
-    ssub = sdconf.add_subparsers(dest="action", metavar="action",
-                                 parser_class=_Parser)
-    ssub.required = True
-    p = ssub.add_parser("check", help="report what the kernel would warn "
-                        "about or ignore; exit 1 on problems")
-    p.add_argument("file")
-    p.add_argument("-o", dest="output", choices=("json",))
-    p = ssub.add_parser("show", help="pairs, decoded tunables and what "
-                        "sd makes of them")
-    p.add_argument("file")
-    p.add_argument("-o", dest="output", choices=("json",))
-    p = ssub.add_parser("set", help="set tunables for a key")
-    p.add_argument("file")
-    p.add_argument("words", nargs="+", metavar="KEY|name=value",
-                   help="KEY (unless --vid/--pid) then name=value ...")
-    _key_args(p)
-    p.add_argument("--any-length-key", action="store_true",
-                   help="write a KEY that is not vendor (8) + product (16) "
-                   "characters, e.g. a vendor-only or wildcard key")
-    p = ssub.add_parser("unset", help="remove tunables, or every pair, "
-                        "for a key")
-    p.add_argument("file")
-    p.add_argument("words", nargs="*", metavar="KEY|name",
-                   help="KEY (unless --vid/--pid) then tunable names")
-    _key_args(p)
-    p = ssub.add_parser("diff", help="text and sd-config-list differences;"
-                        " exit 1 when the files differ")
-    p.add_argument("a")
-    p.add_argument("b")
+    for name, module in commands.TABLE:
+        module.add_parser(sub, name)  # type: ignore[attr-defined]
     return parser
-
-
-def _looks_like_key(action: str, word: str) -> bool:
-    """Whether a word after FILE is a KEY rather than a setting/name."""
-    if action == "set":
-        return "=" not in word and ":" not in word
-    return word.lower() not in TUNABLE_BY_NAME
-
-
-def _split_key(args: argparse.Namespace) -> List[str]:
-    """Separate KEY from the rest of the words unless --vid/--pid give it."""
-    words = list(args.words)
-    if args.vid is None and args.pid is None:
-        key = words.pop(0) if words else None
-    elif words and _looks_like_key(args.action, words[0]):
-        # KEY given as well: let resolve_key() say it is one or the other.
-        key = words.pop(0)
-    else:
-        key = None
-    args.key = tool.resolve_key(args.action, args.file, key, args.vid,
-                                args.pid)
-    return words
-
-
-def _flavour(args: argparse.Namespace, cfg: Config) -> str:
-    return getattr(args, "flavour", None) or cfg.flavour()
-
-
-def _run_sdconf(args: argparse.Namespace, host: Host, cfg: Config,
-                out: TextIO) -> int:
-    flavour = _flavour(args, cfg)
-    action = args.action
-    if action == "check":
-        return tool.cmd_check(host, args.file, flavour, out,
-                              args.output == "json")
-    if action == "show":
-        return tool.cmd_show(host, args.file, flavour, out,
-                             args.output == "json")
-    if action == "diff":
-        return tool.cmd_diff(host, args.a, args.b, out)
-    words = _split_key(args)
-    commit = _live_commit(args, host, cfg, out) if args.write else None
-    if action == "set":
-        if not words:
-            raise SdtuneError("set tunables in", args.file,
-                              "no name=value given", EXIT_USAGE)
-        return tool.cmd_set(host, args.file, args.key, words, flavour,
-                            args.write, out, commit=commit,
-                            any_length_key=args.any_length_key)
-    return tool.cmd_unset(host, args.file, args.key, words, flavour,
-                          args.write, out, commit=commit)
-
-
-def _live_commit(args: argparse.Namespace, host: Host, cfg: Config,
-                 out: TextIO):
-    """For `sdconf set|unset --write` on the sd.conf this system uses: a
-    commit that goes through the lock, the journal and update_drv like
-    apply, so that no write to the live file escapes them.  None for any
-    other file."""
-    from .tune.commands import report_entry
-    from .tune.journal import sha256
-    ctx = tune_context(host, cfg, _flavour(args, cfg))
-    if not host.same_file(args.file, host.sys_path(ctx.sd_conf)):
-        return None
-
-    def commit(path: str, old: bytes, new: bytes, summary: List[str],
-               diff: str) -> None:
-        entry = ctx.transaction().run("sdconf " + args.action, new,
-                                      sha256(old), summary, diff,
-                                      ctx.verifier())
-        report_entry(entry, out)
-    return commit
-
-
-def tune_context(host: Host, cfg: Config, flavour: str):
-    from .tune.commands import Context
-    return Context(host, cfg.sd_conf, cfg.state_dir, flavour,
-                   cfg.generations(), cfg.known_drives)
-
-
-def _recovered_context(args: argparse.Namespace, host: Host, cfg: Config,
-                       changes: bool = False):
-    """The tune context, after finishing any transaction a crash left
-    open: everything that reads or changes sd.conf starts with it.  A
-    command that only reads goes on, with a warning, when the open
-    transaction cannot be closed; one that changes sd.conf refuses."""
-    from .tune.commands import recover_if_needed
-    ctx = tune_context(host, cfg, _flavour(args, cfg))
-    recover_if_needed(ctx, sys.stderr, changes)
-    return ctx
-
-
-def _run_audit(args: argparse.Namespace, host: Host, cfg: Config,
-               out: TextIO) -> int:
-    from .audit import cmd_audit
-    ctx = _recovered_context(args, host, cfg)
-    return cmd_audit(host, ctx.sd_conf, ctx.state_dir, ctx.flavour,
-                     cfg.silence, out, sys.stderr, args.output == "json",
-                     args.only_problems, ctx.known_drives,
-                     cfg.space_matters())
-
-
-def _run_tune(args: argparse.Namespace, host: Host, cfg: Config,
-              out: TextIO) -> int:
-    from .tune import commands as tc
-    from .tune.plan import Options
-    from .tune.verify import cmd_verify
-    if args.command == "history":
-        # Read-only whatever state the journal is in: it is the tool for
-        # looking at an interrupted change, so it recovers nothing.
-        ctx = tune_context(host, cfg, _flavour(args, cfg))
-        return tc.cmd_history(ctx, out, sys.stderr, args.output == "json",
-                              args.scripted, args.parsable)
-    if args.command == "recover":
-        ctx = tune_context(host, cfg, _flavour(args, cfg))
-        return tc.cmd_recover(ctx, args.accept_current, out)
-    changes = args.command in ("apply", "rollback")
-    ctx = _recovered_context(args, host, cfg, changes)
-    tty = sys.stdin.isatty() and out.isatty()
-    if args.command in ("plan", "apply"):
-        options = Options(args.allow_ashift_mismatch,
-                          args.allow_no_nv_evidence)
-        if args.command == "plan":
-            return tc.cmd_plan(ctx, options, out, sys.stderr,
-                               args.plan_file, args.output == "json")
-        return tc.cmd_apply(ctx, args.plan_file, args.yes, tty, out,
-                            options, sys.stderr)
-    if args.command == "verify":
-        return cmd_verify(host, ctx.sd_conf, ctx.flavour, out,
-                          args.output == "json", args.scripted)
-    if args.entry is None and not args.last:
-        raise UsageError("rollback", "", "give a journal ID or --last")
-    if args.entry is not None and args.last:
-        raise UsageError("rollback", args.entry, "give a journal ID or "
-                         "--last, not both")
-    return tc.cmd_rollback(ctx, args.entry, args.last, args.yes, tty, out)
-
-
-def _run_certify(args: argparse.Namespace, host: Host, cfg: Config,
-                 out: TextIO) -> int:
-    from .certify.command import cmd_certify, cmd_results
-    state_dir = cfg.state_dir
-    if args.command == "results":
-        return cmd_results(host, state_dir, out, args.output == "json",
-                           args.scripted)
-    if args.command == "infer":
-        from .certify.command import cmd_infer
-        text = host.read_bytes(args.source).decode("utf-8", "replace")
-        return cmd_infer(args.source, args.format, text, out,
-                         args.output == "json", args.trust_flush_timing)
-    return cmd_certify(host, state_dir, cfg.certify(), args.targets,
-                       args.confirm, out, sys.stderr, args.output == "json",
-                       args.trust_flush_timing, args.logical_block)
 
 
 def _real_host(root: str, cfg: Config) -> Host:
@@ -486,17 +189,13 @@ def _where(exc: BaseException) -> str:
 
 
 def _parse(argv: Optional[List[str]]) -> argparse.Namespace:
-    """The command line; for `sdconf set|unset`, words may also follow
-    --vid/--pid (`unset F --vid ATA --pid X rmw-type`), which argparse
-    alone leaves over once it has taken the positionals."""
+    """The command line; words argparse leaves over are an error unless
+    the command takes them (sdconf set|unset after --vid/--pid)."""
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
-    if extra:
-        if args.command == "sdconf" and args.action in ("set", "unset") \
-                and not any(w.startswith("-") for w in extra):
-            args.words = list(args.words) + extra
-        else:
-            parser.error("unrecognized arguments: %s" % " ".join(extra))
+    if extra and not (args.command == "sdconf" and
+                      commands.sdconf.extra_words(args, extra)):
+        parser.error("unrecognized arguments: %s" % " ".join(extra))
     return args
 
 
@@ -518,7 +217,9 @@ def _main(argv: Optional[List[str]], out: TextIO,
                 out.changing = args.command in _CHANGING or (
                     args.command == "sdconf" and
                     getattr(args, "write", False))
-            code = _dispatch(args, host, cfg, out)
+            env = Env(host, cfg, out, sys.stderr)
+            code = commands.BY_NAME[args.command].run(  # type: ignore
+                args, env)
             out.flush()
             return code
         except (KeyboardInterrupt, Interrupted) as e:
@@ -538,7 +239,7 @@ def _main(argv: Optional[List[str]], out: TextIO,
         return EXIT_FAILED
 
 
-_CHANGING = ("apply", "rollback", "recover")
+_CHANGING = commands.tune.CHANGING
 
 
 def _interrupted(args: argparse.Namespace, host: Optional[Host],
@@ -553,31 +254,8 @@ def _interrupted(args: argparse.Namespace, host: Optional[Host],
     try:
         # Ignore a second Ctrl-C while looking: the answer matters more.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        said = open_change(tune_context(host, cfg, _flavour(args, cfg)))
+        said = open_change(tune_context(
+            host, cfg, getattr(args, "flavour", None) or cfg.flavour()))
     except SdtuneError as e:
         said = "could not read the journal (%s): run 'sdtune history'" % e
     return "%s: %s; %s" % (args.command, what, said)
-
-
-def _dispatch(args: argparse.Namespace, host: Host, cfg: Config,
-              out: TextIO) -> int:
-    if args.command == "sdconf":
-        return _run_sdconf(args, host, cfg, out)
-    if args.command == "audit":
-        return _run_audit(args, host, cfg, out)
-    if args.command in ("plan", "apply", "verify", "history", "rollback",
-                        "recover"):
-        return _run_tune(args, host, cfg, out)
-    if args.command in ("certify", "results", "infer"):
-        return _run_certify(args, host, cfg, out)
-    if args.command == "trace":
-        from .trace import cmd_trace
-        return cmd_trace(host, args.script, args.disk, args.seconds,
-                         out, args.output == "json", args.scripted,
-                         args.parsable, sys.stderr)
-    if args.command == "disks":
-        # Imported here: the offline sd.conf tools need none of it.
-        from .disks_cmd import cmd_disks
-        return cmd_disks(host, out, sys.stderr, args.scripted,
-                         args.parsable, args.output == "json")
-    raise UsageError("run", args.command, "unknown command")

@@ -1,0 +1,29 @@
+"""The subcommands, one module per family, each with
+``add_parser(subparsers, name)`` and ``run(args, env) -> int``:
+
+    disks      disks
+    certify    certify, infer, results
+    tune       plan, apply, history, rollback, recover
+    verify     verify
+    audit      audit
+    trace      trace
+    sdconf     sdconf check|show|set|unset|diff
+
+TABLE lists every command with its module, in the order `sdtune --help`
+shows them; cli.py builds its parser and dispatches from it.  A command
+module turns arguments and settings into a call of the module that does
+the work, imported only when the command runs.
+"""
+
+from typing import Dict, List, Tuple
+
+from . import audit, certify, disks, sdconf, trace, tune, verify
+
+TABLE: List[Tuple[str, object]] = [
+    ("disks", disks), ("certify", certify), ("infer", certify),
+    ("results", certify), ("plan", tune), ("apply", tune),
+    ("verify", verify), ("audit", audit), ("history", tune),
+    ("rollback", tune), ("recover", tune), ("trace", trace),
+    ("sdconf", sdconf),
+]
+BY_NAME: Dict[str, object] = dict(TABLE)
