@@ -77,6 +77,7 @@ bench: engine
 	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_inventory.py
 	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_sdio.py
 	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_certify.py
+	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_sim.py
 
 # make fuzz: the sd.conf engine, then every importer and command-output
 # parser (tests/fuzz/fuzz_inputs.py: 15 targets, FUZZ_INPUTS inputs each;

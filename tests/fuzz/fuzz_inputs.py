@@ -11,7 +11,7 @@ parse_zdb_ashifts, parse_diskinfo_chp, parse_sd_state, parse_inquiry and
 parse_path_to_inst.
 
 Run by `make fuzz` and, with a small count, by the test suite
-(tests/unit/test_fuzz_inputs.py).  Usage:
+(tests/fuzz/test_fuzz_inputs.py).  Usage:
 
     python3 tests/fuzz/fuzz_inputs.py [COUNT] [--seed N] [--jobs N]
         [--target NAME ...] [--no-minimize]

@@ -12,6 +12,12 @@ that a lookup finds the first one.
 
 The result is plain data (lists, strings, ints) so that it can be stored
 in the appliance's JSON state.  Runs no commands.
+
+It is also the tests' one model of the kernel's reader, independent of
+the product (it imports nothing from plugin/): tokenize() gives every
+token with its byte span, as the product's lexer must, and
+ConfParse.statements every statement kept, as the product's parser must
+(tests/unit/sdconf/test_lexer.py and test_parser.py compare them).
 """
 
 from typing import Dict, List, Optional, Tuple
@@ -20,6 +26,13 @@ from typing import Dict, List, Optional, Tuple
 UNEXPECTED, EQUALS, AMPERSAND, BIT_OR, STAR, POUND, COLON = range(7)
 SEMICOLON, COMMA, SLASH, WHITE_SPACE, NEWLINE, EOF = range(7, 13)
 STRING, HEXVAL, DECVAL, NAME = range(13, 17)
+# What kobj_find_eol() skipped after a POUND: not a kernel token, but
+# tokenize() reports it so that the spans cover the file.
+COMMENT = 17
+KIND_NAMES = ("UNEXPECTED", "EQUALS", "AMPERSAND", "BIT_OR", "STAR", "POUND",
+              "COLON", "SEMICOLON", "COMMA", "SLASH", "WHITE_SPACE",
+              "NEWLINE", "EOF", "STRING", "HEXVAL", "DECVAL", "NAME",
+              "COMMENT")
 
 MAX_HWC_LINESIZE = 1024
 _SINGLE = {ord("="): EQUALS, ord("&"): AMPERSAND, ord("|"): BIT_OR,
@@ -53,6 +66,7 @@ class _File:
         self.at_eof = False
         self.line = 1
         self.name = name
+        self.start = 0          # where the last token read began
 
     def getc(self) -> int:
         if self.pos < len(self.data):
@@ -67,30 +81,39 @@ class _File:
         if not self.at_eof and self.pos > 0:
             self.pos -= 1
 
-    def find_eol(self) -> None:
+    def find_eol(self) -> Tuple[int, int]:
+        """kobj_find_eol(); the span of what it skipped."""
+        start = self.pos
         while True:
             c = self.getc()
             if c == -1:
-                return
+                return start, self.pos
             if c in (10, 13, 12):
                 self.ungetc()
-                return
+                return start, self.pos
 
 
-def _lex(f: _File) -> Tuple[int, str, List[str]]:
-    """One kobj_lex() call: (token, token text, lexer warnings)."""
+def _cstr(raw: bytes) -> str:
+    """The token buffer as the kernel uses it: a C string."""
+    return raw.split(b"\0", 1)[0].decode("latin-1")
+
+
+def _lex(f: _File) -> Tuple[int, bytes, List[str]]:
+    """One kobj_lex() call: (token, the token buffer as kobj_lex() filled
+    it, lexer warnings); f.start is where the token began."""
     warnings: List[str] = []
     buf = bytearray()
+    f.start = f.pos
     ch = f.getc()
     while ch in (32, 9):
+        f.start = f.pos
         ch = f.getc()
     remain = MAX_HWC_LINESIZE - 1
     buf.append(ch & 0xFF)
     token = UNEXPECTED
 
-    def text() -> str:
-        raw = bytes(buf)
-        return raw.split(b"\0", 1)[0].decode("latin-1")
+    def text() -> bytes:
+        return bytes(buf)
 
     if ch in _SINGLE:
         return _SINGLE[ch], text(), warnings
@@ -142,7 +165,7 @@ def _lex(f: _File) -> Tuple[int, str, List[str]]:
             buf.append(ch & 0xFF)
         return STRING, text(), warnings
     if ch == -1:
-        return EOF, "", warnings
+        return EOF, b"", warnings
     if ch == 45:
         remain -= 1
         if remain == 0:
@@ -205,6 +228,24 @@ def _lex(f: _File) -> Tuple[int, str, List[str]]:
     return token, text(), warnings
 
 
+def tokenize(data: bytes) -> List[Tuple[str, str, int, int]]:
+    """kobj_lex() over ``data`` up to its first EOF, as the lexer sees
+    it: (kind name, the token buffer as latin-1 text -- not cut at a NUL
+    as the parser's use of it is -- start, end), the spans in bytes, and
+    after each POUND a COMMENT for what kobj_find_eol() skips."""
+    f = _File(data, "")
+    out: List[Tuple[str, str, int, int]] = []
+    while True:
+        tok, raw, _ = _lex(f)
+        out.append((KIND_NAMES[tok], raw.decode("latin-1"), f.start, f.pos))
+        if tok == EOF:
+            return out
+        if tok == POUND:
+            start, end = f.find_eol()
+            out.append((KIND_NAMES[COMMENT],
+                        data[start:end].decode("latin-1"), start, end))
+
+
 def getvalue(token: str) -> Optional[int]:
     """kobj_getvalue() then the int cast of make_prop(); None when the
     kernel's conversion fails."""
@@ -258,15 +299,19 @@ class _Spec:
         self.cls: Optional[str] = None
         # [name, kind, values]; kind is "string", "int" or "boolean".
         self.props: List[list] = []
+        # The same with None for each unpredictable int (ConfParse.statements).
+        self.as_written: List[list] = []
 
-    def add(self, name: str, kind: str, values: list) -> None:
+    def add(self, name: str, kind: str, values: list, written: list) -> None:
         ptype = "string" if kind == "string" else "int"
-        for prop in self.props:
+        for i, prop in enumerate(self.props):
             ktype = "string" if prop[1] == "string" else "int"
             if prop[0] == name and ktype == ptype:
                 prop[1], prop[2] = kind, values
+                self.as_written[i] = [name, kind, written]
                 return
         self.props.append([name, kind, values])
+        self.as_written.append([name, kind, written])
 
 
 class ConfParse:
@@ -277,6 +322,11 @@ class ConfParse:
         self.globals: List[list] = []
         self.specs: List[Dict] = []
         self.warnings: List[str] = []
+        # Every statement kept, in file order, as written: ("global" or
+        # "node", name, parent, class, [[name, kind, values], ...]), an
+        # int None where the kernel's value is unpredictable (a failed
+        # kobj_getvalue(), facts §2.1).  Not part of as_dict().
+        self.statements: List[tuple] = []
 
     def as_dict(self) -> Dict:
         return {"globals": self.globals, "specs": self.specs,
@@ -292,13 +342,13 @@ def parse(data: bytes, filename: str = "/kernel/drv/sd.conf") -> ConfParse:
         out.warnings.append("%s on line %d of %s" % (msg, f.line, f.name))
 
     def lex() -> Tuple[int, str]:
-        tok, val, warns = _lex(f)
+        tok, raw, warns = _lex(f)
         for w in warns:
             if w.startswith("Missing"):
                 file_err(w)
             else:
                 out.warnings.append(w)
-        return tok, val
+        return tok, _cstr(raw)
 
     while True:
         tok, val = lex()
@@ -315,11 +365,15 @@ def parse(data: bytes, filename: str = "/kernel/drv/sd.conf") -> ConfParse:
                     file_err("missing name attribute")
                     continue
                 out.globals.extend(spec.props)
+                out.statements.append(("global", None, None, None,
+                                       spec.as_written))
             elif spec.parent is None and spec.cls is None:
                 file_err("missing parent or class attribute")
             else:
                 out.specs.append({"name": spec.name, "parent": spec.parent,
                                   "class": spec.cls, "props": spec.props})
+                out.statements.append(("node", spec.name, spec.parent,
+                                       spec.cls, spec.as_written))
         elif tok == NEWLINE:
             f.line += 1
         else:
@@ -333,7 +387,9 @@ def _get_spec(f: _File, first: str, lex, file_err,
     spec = _Spec()
     state = "begin"
     prop_name: Optional[str] = None
-    vals: List[Tuple[str, object]] = []
+    # (kind, value the kernel stores, value as written: None for an int
+    # whose conversion failed)
+    vals: List[Tuple[str, object, object]] = []
     ival = 0
     tok, val = NAME, first
     omit = "(the ';' may have been omitted on previous spec!)"
@@ -345,13 +401,14 @@ def _get_spec(f: _File, first: str, lex, file_err,
             warnings.append("invalid property name '%s'" % prop_name)
             return
         if not vals:
-            spec.add(prop_name, "boolean", [0])
+            spec.add(prop_name, "boolean", [0], [0])
             return
-        kinds = {k for k, _ in vals}
+        kinds = {k for k, _, _ in vals}
         if len(kinds) > 1:
             warnings.append("Mixed types in value list")
             return
-        spec.add(prop_name, vals[0][0], [v for _, v in vals])
+        spec.add(prop_name, vals[0][0], [v for _, v, _ in vals],
+                 [w for _, _, w in vals])
 
     while True:
         if tok == NAME:
@@ -379,8 +436,12 @@ def _get_spec(f: _File, first: str, lex, file_err,
                 state = nxt
         elif tok == STRING:
             if state == "name_eq":
-                # ddi_get_name() of the scratch node is never set, so a
-                # second name= silently replaces the first.
+                # ddi_get_name() returns devi_binding_name, which
+                # ddi_impldefs.h makes the same field as devi_name: the
+                # first name= set it, so a second one drops the spec.
+                if spec.name is not None:
+                    file_err("'name' property already specified " + omit)
+                    return None
                 spec.name, state = val, "begin"
             elif state == "parent_eq":
                 if spec.parent is not None:
@@ -393,7 +454,7 @@ def _get_spec(f: _File, first: str, lex, file_err,
                         file_err("'class' property already specified")
                         return None
                     spec.cls = val
-                vals.append(("string", val))
+                vals.append(("string", val, val))
                 state = "prop_str"
             else:
                 file_err("Unexpected token '%s'" % val)
@@ -402,7 +463,7 @@ def _get_spec(f: _File, first: str, lex, file_err,
                 converted = getvalue(val)
                 if converted is not None:
                     ival = converted
-                vals.append(("int", ival))
+                vals.append(("int", ival, converted))
                 state = "prop_int"
             else:
                 file_err("Unexpected token '%s'" % val)

@@ -1,12 +1,29 @@
-"""Helpers for the simulator's own tests (tests/unit/test_sim_*.py): the
-facts document's example host as scenario dicts, and a way to run a fake
-command in-process (fast) or through its DIR/bin wrapper (end to end).
+"""Helpers for the simulator's own tests (tests/sim/test_*.py): the
+facts document's example host as scenario dicts, a way to run a fake
+command in-process (fast) or through its DIR/bin wrapper (end to end),
+and the commands sdtune runs on the 240-disk JBOD head (tests/sim/
+test_jbod.py checks their answers, tests/bench/bench_sim.py times them).
 """
 
 import copy
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from . import fakecmd
+
+JBOD_VIDPID = (
+    "::walk sd_state | ::grep '.!=0' | ::print struct sd_lun un_sd | "
+    "::print struct scsi_device sd_inq | ::print struct scsi_inquiry "
+    "inq_vid inq_pid\n")
+# (command, arguments, standard input, at least this many lines out).
+JBOD_COMMANDS = [
+    ("mdb", ["-k"], "::sd_state\n", 50000),
+    ("mdb", ["-k"], JBOD_VIDPID, 484),
+    ("mdb", ["-k"], "::sd_state\n" + JBOD_VIDPID, 50000),
+    ("iostat", ["-En"], "", 1210),
+    ("diskinfo", ["-Hp"], "", 242),
+    ("zpool", ["status"], "", 259),
+    ("zdb", ["-C", "data"], "", 2500),
+]
 
 HGST_6F8D = {
     "name": "c0t5000CCA0496E6F8Dd0", "instance": 0,

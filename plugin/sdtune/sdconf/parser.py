@@ -239,16 +239,14 @@ class _SpecParser:
             elif kind == lx.STRING:
                 if state == "name_eq":
                     if node_name is not None:
-                        # The kernel tests ddi_get_name(), i.e. the
-                        # binding name, which a spec never sets: its
-                        # "'name' property already specified" never
-                        # fires and the later name silently wins.
-                        self.diags.append(Diagnostic(
-                            "warning", tok.start,
-                            "second 'name' in one statement: the kernel "
-                            "silently uses \"%s\" (the ';' may have been "
-                            "omitted on previous spec!)"
-                            % _printable(tok.value), "missing-semicolon"))
+                        # ddi_get_name() returns devi_binding_name, the
+                        # same field as devi_name (ddi_impldefs.h), which
+                        # the first name= set (facts §2.2): the kernel
+                        # drops the spec and reads on after this string.
+                        self.warn(tok, "'name' property already specified "
+                                  "(the ';' may have been omitted on "
+                                  "previous spec!)", "missing-semicolon")
+                        return self._dropped(first, tok, tokens)
                     node_name, state = tok.value, "begin"
                 elif state == "parent_eq":
                     if parent is not None:

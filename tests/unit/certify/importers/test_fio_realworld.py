@@ -25,8 +25,9 @@ from sdtune.certify.importers import fio
 from sdtune.errors import ParseError, SdtuneError
 
 HERE = os.path.dirname(__file__)
-CORPUS = os.path.join(HERE, "..", "fixtures", "realworld", "fio-json")
-OURS = os.path.join(HERE, "..", "fixtures", "fio")
+FIXTURES = os.path.join(HERE, "..", "..", "..", "fixtures")
+CORPUS = os.path.join(FIXTURES, "realworld", "fio-json")
+OURS = os.path.join(FIXTURES, "fio")
 
 PKB_214 = "pkb-2014-fio-2.1.4-seqwrite-randwrite-5jobs.json"
 PLOT_QD1 = "fio-plot-2019-fio-3.1-crucial-mx200-randwrite-4k-qd1-nj1.json"

@@ -5,7 +5,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "fuzz"))
+sys.path.insert(0, HERE)
 
 import fuzz_sdconf  # noqa: E402
 

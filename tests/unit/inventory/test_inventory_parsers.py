@@ -11,7 +11,8 @@ from sdtune.errors import ParseError
 from sdtune.inventory import devlinks, diskinfo, iostat, mdb, zdb, zpool
 from sdtune.parsing import parse_count
 
-FIX = os.path.join(os.path.dirname(__file__), "..", "fixtures", "inventory")
+FIX = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures",
+                   "inventory")
 
 
 def fixture(name):

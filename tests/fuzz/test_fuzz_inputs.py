@@ -12,7 +12,7 @@ import time
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "fuzz"))
+sys.path.insert(0, HERE)
 
 import fuzz_inputs  # noqa: E402
 from sdtune.errors import ParseError, SdtuneError  # noqa: E402

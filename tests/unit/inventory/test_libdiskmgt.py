@@ -13,7 +13,7 @@ from sdtune.host import RealHost
 from sdtune.inventory import libdiskmgt as L
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "sim", "libdiskmgt"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "sim", "libdiskmgt"))
 
 import build  # noqa: E402
 

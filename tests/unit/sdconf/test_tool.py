@@ -1,53 +1,27 @@
 """Tests for `sdtune sdconf check|show|set|unset|diff`: output formats,
 exit codes (DESIGN.md: 0 ok, 1 problems, 2 usage, 3 refused, 4 failed),
 `sdtune: cannot <verb> '<object>': <reason>` errors, and that nothing is
-written without --write or when anything goes wrong.  Most run in-process
-through sdtune.cli.main; some through the real launcher bin/sdtune."""
+written without --write or when anything goes wrong.  They run in-process
+through sdtune.cli.main; the same commands through the real launcher
+bin/sdtune are tests/e2e/test_sdconf_launcher.py."""
 
-import contextlib
 import gc
 import io
 import json
 import os
-import re
-import subprocess
 import sys
 
 import pytest
 
 from sdtune.cli import main
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-LAUNCHER = os.path.join(REPO, "bin", "sdtune")
-KSH = "/bin/ksh"
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
+                                "fixtures", "sdconf"))
+from sdconf_files import (DIAG_RE, KEY_A, LIST_LINE, NX, NX_HEAD,  # noqa: E402
+                          OLD_TIME, VMWARE_PAIR, Run, conf_file, diff_lines,
+                          error_re, read_only_dir, snapshot, with_pair)
 
-KEY_A = "ATA     INTEL SSDSC2BA40"
 KEY_B = "HGST    HUS724040ALS640 "
-VMWARE_PAIR = '"VMware  Virtual disk", "io-time:180,slow-io-threshold:0"'
-NX_HEAD = (
-    "#\n# Copyright 2017 Nexenta Systems, Inc.  All rights reserved.\n#\n"
-    + "".join('name="sd" class="scsi" target=%d lun=0;\n' % n
-              for n in range(16))
-    + 'name="sd" class="scsi-self-identifying";\n'
-    "ddi-forceattach=1;\nddi-devid-registrant=1;\n")
-NX = (NX_HEAD + "sd-config-list=\n"
-      "\t# Set appropriate timeout and disable slow-io detector\n"
-      "\t" + VMWARE_PAIR + ";\n")
-LIST_LINE = NX_HEAD.count("\n") + 1          # 23 lines of head, list on 24
-OLD_TIME = 1_000_000_000                      # 2001, far from "now"
-
-DIAG_RE = re.compile(r"^(?P<file>.+):(?P<line>\d+):(?P<col>\d+): "
-                     r"(?P<sev>error|warning|note): (?P<text>.+)$")
-
-
-def error_re(verb, obj):
-    return re.compile(r"^sdtune: cannot %s '%s': \S.*\n$"
-                      % (re.escape(verb), re.escape(str(obj))))
-
-
-class Run:
-    def __init__(self, rc, out, err):
-        self.rc, self.out, self.err = rc, out, err
 
 
 @pytest.fixture
@@ -64,37 +38,6 @@ def cli(capsys):
                 gc.enable()
         return Run(rc, out.getvalue(), capsys.readouterr().err)
     return run
-
-
-def launch(*argv, cwd=None):
-    """Run the real launcher, as an operator would."""
-    env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
-           "SDTUNE_ZONENAME_CMD": "/nonexistent/zonename", "LC_ALL": "C"}
-    proc = subprocess.run([KSH, LAUNCHER, *[str(a) for a in argv]],
-                          env=env, cwd=cwd, capture_output=True, text=True,
-                          timeout=60, check=False)
-    return Run(proc.returncode, proc.stdout, proc.stderr)
-
-
-needs_ksh = pytest.mark.skipif(not os.access(KSH, os.X_OK),
-                               reason="%s (ksh93) is not installed" % KSH)
-
-
-def conf_file(tmp_path, text=NX, name="sd.conf"):
-    path = tmp_path / name
-    path.write_text(text, encoding="latin-1")
-    os.utime(path, (OLD_TIME, OLD_TIME))
-    return path
-
-
-def snapshot(path):
-    st = os.lstat(path)
-    return path.read_bytes(), st.st_mtime_ns, st.st_ino
-
-
-def with_pair(key, tunables, text=NX):
-    return text.replace(VMWARE_PAIR + ";", VMWARE_PAIR + ',\n\t"%s", "%s";'
-                        % (key, tunables))
 
 
 ODD = NX.replace(VMWARE_PAIR + ";", VMWARE_PAIR + ', "%s";' % KEY_A)
@@ -225,11 +168,6 @@ def test_show_without_list_and_with_unusable_list(cli, tmp_path):
 
 # -- set / unset --------------------------------------------------------------
 
-def _diff_lines(out):
-    return [ln for ln in out.splitlines()
-            if ln[:1] in "+-" and ln[:3] not in ("+++", "---")]
-
-
 def test_set_prints_diff_and_changes_nothing_without_write(cli, tmp_path):
     path = conf_file(tmp_path)
     before = snapshot(path)
@@ -237,7 +175,7 @@ def test_set_prints_diff_and_changes_nothing_without_write(cli, tmp_path):
             "cache-nonvolatile=true")
     assert r.rc == 0 and r.err == ""
     assert r.out.startswith("--- %s\n+++ %s (new)\n@@ " % (path, path))
-    assert _diff_lines(r.out) == [
+    assert diff_lines(r.out) == [
         "-\t" + VMWARE_PAIR + ";",
         "+\t" + VMWARE_PAIR + ",",
         '+\t"%s", "physical-block-size:4096, cache-nonvolatile:true";'
@@ -272,10 +210,10 @@ def test_set_vid_pid_builds_the_padded_key(cli, tmp_path):
             "throttle-max=32")
     assert r.rc == 0
     assert '+\t"INTEL   SSDSC2BA40      ", "throttle-max:32";' in \
-        _diff_lines(r.out)
+        diff_lines(r.out)
     r = cli("sdconf", "set", path, "--vid", "ATA", "--pid",
             "INTEL SSDSC2BA40", "throttle-max=32")
-    assert '+\t"%s", "throttle-max:32";' % KEY_A in _diff_lines(r.out)
+    assert '+\t"%s", "throttle-max:32";' % KEY_A in diff_lines(r.out)
 
 
 def test_unset_prints_diff_then_writes(cli, tmp_path):
@@ -284,7 +222,7 @@ def test_unset_prints_diff_then_writes(cli, tmp_path):
     before = snapshot(path)
     r = cli("sdconf", "unset", path, KEY_A, "disksort")
     assert r.rc == 0 and r.err == ""
-    assert _diff_lines(r.out) == [
+    assert diff_lines(r.out) == [
         '-\t"%s", "throttle-max:32, disksort:false";' % KEY_A,
         '+\t"%s", "throttle-max:32";' % KEY_A]
     assert snapshot(path) == before
@@ -409,35 +347,6 @@ def test_write_onto_a_symlink_is_refused(cli, tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["real.conf", "sd.conf"]
 
 
-@contextlib.contextmanager
-def read_only_dir(directory):
-    """No new files in `directory`: chmod for users, chattr +i for root."""
-    if os.geteuid() == 0:
-        try:
-            subprocess.run(["chattr", "+i", str(directory)], check=True,
-                           capture_output=True)
-        except (OSError, subprocess.CalledProcessError):
-            pytest.skip("cannot make a directory read-only as root")
-        undo = ["chattr", "-i", str(directory)]
-    else:
-        os.chmod(directory, 0o555)
-        undo = None
-    try:
-        try:
-            (directory / "probe").write_bytes(b"")
-        except OSError:
-            pass
-        else:
-            os.unlink(directory / "probe")
-            pytest.skip("the directory stays writable here")
-        yield
-    finally:
-        if undo:
-            subprocess.run(undo, check=True)
-        else:
-            os.chmod(directory, 0o755)
-
-
 def test_write_into_a_read_only_directory_fails_cleanly(cli, tmp_path):
     conf_dir = tmp_path / "drv"
     conf_dir.mkdir()
@@ -500,84 +409,3 @@ def test_diff_missing_file(cli, tmp_path):
     assert r.rc == 4
     assert r.err == "sdtune: cannot read '%s': No such file or directory\n" \
         % (tmp_path / "b.conf")
-
-
-# -- the real launcher --------------------------------------------------------
-
-@needs_ksh
-def test_launcher_check(tmp_path):
-    good = conf_file(tmp_path, NX, "good.conf")
-    r = launch("sdconf", "check", good)
-    assert r.rc == 0 and r.err == ""
-    bad = conf_file(tmp_path, with_pair(KEY_A, "throttle-max:4"), "bad.conf")
-    r = launch("sdconf", "check", bad)
-    assert r.rc == 1 and r.err == ""
-    assert all(DIAG_RE.match(line) for line in r.out.splitlines())
-    assert "%s:%d:" % (bad, LIST_LINE + 3) in r.out
-
-
-@needs_ksh
-def test_launcher_show_json(tmp_path):
-    path = conf_file(tmp_path)
-    r = launch("sdconf", "show", "-o", "json", path)
-    assert r.rc == 0
-    assert json.loads(r.out)["pairs"][0]["tunables"] == {
-        "io-time": "180", "slow-io-threshold": "0"}
-
-
-@needs_ksh
-def test_launcher_set_without_and_with_write(tmp_path):
-    path = conf_file(tmp_path)
-    before = snapshot(path)
-    r = launch("sdconf", "set", path, "--vid", "ATA", "--pid",
-               "INTEL SSDSC2BA40", "cache-nonvolatile=true")
-    assert r.rc == 0 and r.err == ""
-    assert '+\t"%s", "cache-nonvolatile:true";' % KEY_A in _diff_lines(r.out)
-    assert snapshot(path) == before
-    r = launch("sdconf", "set", "--write", "sd.conf", KEY_A,
-               "cache-nonvolatile=true", cwd=str(tmp_path))
-    assert r.rc == 0 and r.out.endswith("sd.conf: written\n")
-    assert '"%s", "cache-nonvolatile:true";' % KEY_A in path.read_text()
-
-
-@needs_ksh
-def test_launcher_refusal_and_usage_error(tmp_path):
-    path = conf_file(tmp_path)
-    before = snapshot(path)
-    r = launch("sdconf", "set", "--write", path, KEY_A, "throttle-max=4")
-    assert r.rc == 3 and r.out == ""
-    assert error_re("set tunables in", path).match(r.err), r.err
-    r = launch("sdconf", "set", "--write", path, "--vid", "ATA",
-               "disksort=false")
-    assert r.rc == 2
-    assert r.err == "sdtune: cannot set '%s': --vid and --pid go together\n" \
-        % path
-    r = launch("sdconf", "check", tmp_path / "nothere.conf")
-    assert r.rc == 4
-    assert error_re("read", tmp_path / "nothere.conf").match(r.err)
-    assert snapshot(path) == before
-
-
-@needs_ksh
-def test_launcher_read_only_directory(tmp_path):
-    conf_dir = tmp_path / "drv"
-    conf_dir.mkdir()
-    path = conf_file(conf_dir)
-    before = snapshot(path)
-    with read_only_dir(conf_dir):
-        r = launch("sdconf", "set", "--write", path, KEY_A,
-                   "disksort=false")
-        assert r.rc == 4
-        assert error_re("write", path).match(r.err), r.err
-        assert snapshot(path) == before
-
-
-@needs_ksh
-def test_launcher_diff(tmp_path):
-    a = conf_file(tmp_path, NX, "a.conf")
-    b = conf_file(tmp_path, with_pair(KEY_A, "disksort:false"), "b.conf")
-    assert launch("sdconf", "diff", a, a).rc == 0
-    r = launch("sdconf", "diff", a, b)
-    assert r.rc == 1
-    assert "sd-config-list changes:\n  added   \"%s\": disksort:false\n" \
-        % KEY_A in r.out

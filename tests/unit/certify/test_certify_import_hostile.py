@@ -23,9 +23,9 @@ from sdtune.certify.verdict import decide_cache
 from sdtune.errors import ParseError, SdtuneError
 
 HERE = os.path.dirname(__file__)
-FIO_333 = os.path.join(HERE, "..", "fixtures", "fio",
+FIO_333 = os.path.join(HERE, "..", "..", "fixtures", "fio",
                        "fio-3.33-sandbox-psync-direct-w512-w4k-w4k-fsync.json")
-VDBENCH = os.path.join(HERE, "..", "fixtures", "bench",
+VDBENCH = os.path.join(HERE, "..", "..", "fixtures", "bench",
                        "vdbench-two-layouts.txt")
 
 

@@ -68,11 +68,12 @@ def test_unexpected_eof():
     assert (sev, line, col, msg) == ("error", 2, 6, "Unexpected EOF")
 
 
-def test_second_name_in_a_spec_is_a_warning():
+def test_second_name_in_a_spec_drops_it():
     sev, line, col, msg = one('name="sd" class="scsi" target=0 lun=0\n'
                               'name="sd" target=1;\n', "missing-semicolon")
-    assert (sev, line, col) == ("warning", 2, 6)
-    assert "second 'name'" in msg and "may have been omitted" in msg
+    assert (sev, line, col) == ("error", 2, 6)
+    assert msg == ("'name' property already specified (the ';' may have "
+                   "been omitted on previous spec!)")
 
 
 # -- typographic quotes -------------------------------------------------------

@@ -1,7 +1,8 @@
 """The illumos command parsers against what real systems printed and
 people published (tests/fixtures/realworld/, described in its INDEX.md),
-against constructed variants (tests/fixtures/inventory/realworld-shaped/)
-and against the simulator, which prints the exact illumos formats.
+and against constructed variants (tests/fixtures/inventory/realworld-shaped/);
+tests/e2e/test_inventory_sim.py runs them on what the simulator prints,
+the exact illumos formats.
 
 Every corpus file of these kinds has one test with its exact outcome:
 the records read, or the exact refusal.  Ground truth (INDEX.md
@@ -21,13 +22,11 @@ import pytest
 from sdtune.errors import ParseError
 from sdtune.inventory import devlinks, diskinfo, iostat, mdb, zdb, zpool
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
 from tests.sim import facts_fixtures as fx  # noqa: E402
-from tests.sim import testing as t  # noqa: E402
-from tests.sim.appliance import Appliance  # noqa: E402
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures")
 REAL = os.path.join(FIXTURES, "realworld")
 SHAPED = os.path.join(FIXTURES, "inventory", "realworld-shaped")
 
@@ -68,12 +67,6 @@ def unexpand(text):
 
 def strip_trailing(text):
     return "\n".join(line.rstrip() for line in text.split("\n"))
-
-
-@pytest.fixture(scope="module")
-def sim(tmp_path_factory):
-    return Appliance.build("small-nexenta",
-                           str(tmp_path_factory.mktemp("realworld-sim")))
 
 
 # =========================================================================
@@ -323,19 +316,6 @@ def test_iostat_record_cut_after_serial_is_not_taken_for_a_tape():
     assert refusal(iostat.parse_iostat_en, text).startswith(
         "cannot parse 'iostat -En' output: missing or bad field 'Size': "
         "missing for c0t0d0")
-
-
-def test_iostat_sim_E_and_En_agree(sim):
-    # The simulator's iostat (show_disk_errors()'s column counter) with
-    # sdN names (-E) and cXtYdZ names (-En): the same records.
-    by_sd = iostat.parse_iostat_en(t.run(sim, "iostat", "-E")[0])
-    by_name = iostat.parse_iostat_en(t.run(sim, "iostat", "-En")[0])
-    assert len(by_sd) == len(by_name) > 3
-    assert all(re.fullmatch(r"sd[0-9]+", n) for n in by_sd)
-    strip = [(d.vendor, d.product, d.revision, d.serial, d.size_bytes)
-             for d in by_sd.values()]
-    assert strip == [(d.vendor, d.product, d.revision, d.serial,
-                      d.size_bytes) for d in by_name.values()]
 
 
 def test_iostat_no_cut_or_dropped_line_moves_a_value():
@@ -605,17 +585,6 @@ def test_zpool_config_that_cannot_be_determined_is_refused():
     assert "'config'" in refusal(zpool.parse_zpool_status, text)
 
 
-def test_zpool_sim_pools(sim):
-    pools = zpool.parse_zpool_status(t.run(sim, "zpool", "status")[0])
-    assert sorted(pools) == ["rpool", "tank"]
-    assert {(m.disk, m.role) for m in pools["tank"].members} == {
-        ("c0t5000CCA0496E6F8Dd0", "data"), ("c0t5000CCA0496E7A11d0", "data"),
-        ("c0t55CD2E404C0D8D0Ed0", "log"), ("c1t0d0", "cache"),
-        ("c0t5000CCA0496E8D14d0", "spare")}
-    assert [(m.disk, m.slice) for m in pools["rpool"].members] == [
-        ("c1t1d0", "s0"), ("c1t2d0", "s0")]
-
-
 # =========================================================================
 # zdb
 # =========================================================================
@@ -701,15 +670,6 @@ def test_zdb_mos_configuration_and_cachefile_agree():
     root = zdb.parse_nvlist_dump(fx.ZDB_C_TANK)
     config = root.child("MOS Configuration")
     assert config.values["com.delphix:has_per_vdev_zaps"] == "true"
-
-
-def test_zdb_sim_cachefile_every_pool(sim):
-    pools = zdb.parse_zdb_cachefile(t.run(sim, "zdb", "-C")[0])
-    assert sorted(pools) == ["rpool", "tank"]
-    by_disk = zdb.ashift_by_disk(pools)
-    assert by_disk["c0t55CD2E404C0D8D0Ed0"][0] == "tank"
-    assert by_disk["c1t1d0"][0] == "rpool"
-    assert all(ashift in (9, 12, 13) for _, ashift in by_disk.values())
 
 
 @pytest.mark.parametrize("old, new, field", [
@@ -875,33 +835,6 @@ def test_diskinfo_every_mode_of_the_facts_host_agrees():
         "c1t0d0": True}
     assert field("DISKINFO_C", "location")["c0t5000CCA0496E6F8Dd0"] == \
         "[0] Slot 00"
-
-
-@pytest.mark.parametrize("args", [("-cHp",), ("-cH",), ("-c",), ("-Hp",),
-                                  ("-H",), ("-p",), (), ("-P",), ("-PH",),
-                                  ("-Pp",)])
-def test_diskinfo_sim_every_mode(sim, args):
-    # The simulator's diskinfo in every mode against its -cHp.
-    flags = "".join(args)
-    got = diskinfo.parse_diskinfo_chp(t.run(sim, "diskinfo", *args)[0])
-    ref = diskinfo.parse_diskinfo_chp(t.run(sim, "diskinfo", "-cHp")[0])
-    assert list(got) == list(ref) and len(ref) > 3
-    for name, d in got.items():
-        r = ref[name]
-        assert (d.vendor_id, d.product_id) == (r.vendor_id, r.product_id)
-        assert d.serial == (r.serial if "c" in flags or "P" in flags
-                            else None)
-        if "P" in flags:
-            assert (d.ctype, d.ssd, d.size_bytes, d.size_gib) == \
-                (None, None, None, None)
-            continue
-        assert (d.ctype, d.ssd, d.removable) == (r.ctype, r.ssd,
-                                                 r.removable)
-        if "p" in flags:
-            assert (d.size_bytes, d.size_gib) == (r.size_bytes, None)
-        else:
-            assert (d.size_bytes, d.size_gib) == \
-                (None, round(r.size_bytes / 2 ** 30, 2))
 
 
 # =========================================================================

@@ -9,28 +9,22 @@ states a drive's sector size, so no verdict is asserted for these files.
 Part 2: the formats and quirks the issue lists, each made by changing a
 copy of a corpus or constructed file in one place.
 
-Part 3: `bin/sdtune infer --from FILE -o json` end to end on the
-constructed files of tests/fixtures/vdbench/ (README.md there: made-up
-numbers in the real layouts) for a 512-byte-native and a 4 KiB-native
-drive, with and without the time-of-day column.
+Part 3, `bin/sdtune infer --from FILE -o json` end to end on the
+constructed files of tests/fixtures/vdbench/, is
+tests/e2e/test_infer_vdbench.py.
 """
 
-import json
 import os
-import sys
 
 import pytest
 
 from sdtune.certify.importers.vdbench import parse_vdbench, read_vdbench
 from sdtune.errors import ParseError
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, REPO)
-
-from tests.sim.appliance import Appliance  # noqa: E402
-
-CORPUS = os.path.join(REPO, "tests", "fixtures", "realworld", "vdbench")
-MADE = os.path.join(REPO, "tests", "fixtures", "vdbench")
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "..", "..", "fixtures")
+CORPUS = os.path.join(FIXTURES, "realworld", "vdbench")
+MADE = os.path.join(FIXTURES, "vdbench")
 REFUSAL = ("vdbench: no run is usable (writes only, one fixed transfer "
            "size, a raw device): ")
 
@@ -366,40 +360,3 @@ def test_a_long_refusal_names_twelve_runs_and_counts_the_rest():
     assert message.count("% reads") == 12
     assert message.endswith("; and 3 more runs")
     assert "\n" not in message
-
-
-# -- part 3: sector verdicts end to end ---------------------------------------
-
-@pytest.fixture(scope="module")
-def app(tmp_path_factory):
-    return Appliance.build("small-nexenta",
-                           str(tmp_path_factory.mktemp("vdbench") / "app"))
-
-
-@pytest.mark.parametrize("name,native", [
-    (N512_14, 512), (N512_NT, 512), (K4_14, 4096), (K4_NT, 4096)])
-def test_infer_gives_the_sector_verdict(app, name, native):
-    proc = app.sdtune("infer", "--from", os.path.join(MADE, name),
-                      "-o", "json")
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == ""
-    doc = json.loads(proc.stdout)
-    assert doc["native_sector_bytes"] == native
-    assert doc["sector_confidence"] >= 0.95
-    sector = doc["evidence"]["sector"]
-    assert sorted(run["bs"] for run in sector.values()) == [512, 4096]
-    assert all(run["qd"] == 1 and run["intervals_used"] == 5
-               for run in sector.values())
-    if native == 4096:
-        assert doc["recommended"] == {"physical-block-size": 4096}
-    else:
-        assert "physical-block-size" not in doc["recommended"]
-
-
-def test_infer_refuses_a_corpus_file_naming_its_run(app):
-    path = os.path.join(CORPUS, QUICKTEST)
-    proc = app.sdtune("infer", "--from", path, "-o", "json")
-    assert proc.returncode == 4
-    assert proc.stdout == ""
-    assert proc.stderr == "sdtune: cannot parse '%s': %sRD=rd1: 50.7 %% " \
-        "reads\n" % (path, REFUSAL)

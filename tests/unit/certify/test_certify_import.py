@@ -10,7 +10,8 @@ from sdtune.certify import evidence, importers
 from sdtune.cli import main
 from sdtune.errors import ParseError
 
-FIX = os.path.join(os.path.dirname(__file__), "..", "fixtures", "bench")
+FIX = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures",
+                   "bench")
 
 
 def read(name):

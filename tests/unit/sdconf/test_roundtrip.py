@@ -21,8 +21,8 @@ from sdtune.sdconf.lint import lint
 from sdtune.sdconf.model import config_list
 from sdtune.sdconf.parser import parse, parse_bytes
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "fixtures",
-                                "sdconf"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
+                                "fixtures", "sdconf"))
 import sdconf_fixtures as fx  # noqa: E402
 
 BLANKS = set(" \t\r\n")

@@ -21,7 +21,7 @@ from sdtune.sdconf.model import evaluate
 from sdtune.sdconf.parser import parse
 from sdtune.sdconf.tunables import SdState
 
-SDCONF = os.path.join(os.path.dirname(__file__), "..", "fixtures",
+SDCONF = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures",
                       "realworld", "sdconf")
 SMARTOS_2012 = "smartos-live-2012-09-19-b8e017b0-overlay-sd.conf"
 SMARTOS_2016 = "smartos-live-2016-06-29-dd25937d-overlay-sd.conf"

@@ -1,0 +1,296 @@
+"""`sdtune audit`: every finding has a simulated appliance that raises it
+and one that does not (issue 6); the JSON schema; -x; exit status;
+silencing in the configuration."""
+
+import copy
+import json
+import os
+import subprocess
+import sys
+import time
+
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, REPO)
+
+from sdtune.findings import CATALOGUE  # noqa: E402
+from tests.sim.appliance import Appliance  # noqa: E402
+from tests.sim.testing import (HGST_6F8D, INTEL, INTEL_KEY,  # noqa: E402
+                               SAMSUNG_AHCI, facts_host, hgst)
+
+ACME = {"name": "c1t1d0", "instance": 3,
+        "phys_path": "/pci@0,0/pci15d9,805@1f,2/disk@1,0", "ctype": "sata",
+        "ata_model": "ACME FASTSSD 100", "rev": "0100",
+        "serial": "ACME0001", "blocks": 195312500, "rotation_rate": 1,
+        "nv_sup": False}
+ACME_KEY = "ATA     ACME FASTSSD 100"
+
+
+def disks(*extra):
+    return [HGST_6F8D, hgst("7A11", 5), INTEL, SAMSUNG_AHCI] + list(extra)
+
+
+def tank(ashift=12, **more):
+    pool = {"name": "tank", "vdevs": [{"type": "mirror", "ashift": ashift,
+                                       "disks": ["c0t5000CCA0496E6F8Dd0",
+                                                 "c0t5000CCA0496E7A11d0"]}]}
+    pool.update(more)
+    return pool
+
+
+def build(tmp_path, pools=(tank(),), pairs=(), text=None, flavour="nexenta",
+          extra_disks=(), **extra):
+    scenario = facts_host(disks(*extra_disks), pairs=pairs, pools=pools,
+                          flavour=flavour, text=text, **extra)
+    where = tmp_path / ("app%d" % time.time_ns())
+    return Appliance.build(scenario, str(where))
+
+
+def record(app, key, serial, firmware, native=4096, nv_sup=False,
+           conf=0.99):
+    d = os.path.join(app.root, "var", "sdtune", "certify")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "%s.json" % serial), "w") as f:
+        json.dump({"key": key, "serial": serial, "firmware": firmware,
+                   "time": time.time(), "time_iso": "2026-11-22T00:00:00Z",
+                   "native_sector_bytes": native, "sector_confidence": conf,
+                   "recommended": {}, "evidence": {"device": {
+                       "nv_sup": nv_sup}}}, f)
+
+
+def audit(app, *args, config=None):
+    proc = app.sdtune("audit", "-o", "json", *args, config=config)
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)["findings"]
+
+
+def ids(findings):
+    return sorted({f["id"] for f in findings})
+
+
+def raised(app, finding_id):
+    return [f for f in audit(app)[1] if f["id"] == finding_id]
+
+
+def test_clean_appliance_exits_0_and_says_so(tmp_path):
+    app = build(tmp_path)
+    rc, found = audit(app)
+    assert rc == 0, found
+    # Only info findings (the shipped VMware pair matches no disk here).
+    assert {f["severity"] for f in found} <= {"info"}
+    proc = app.sdtune("audit", "-x")
+    assert proc.returncode == 0 and proc.stdout == "no problems found\n"
+
+
+def test_json_schema_is_stable(tmp_path):
+    pool = {"name": "fast", "vdevs": [{"type": "disk", "ashift": 9,
+                                       "disks": [INTEL["name"]]}]}
+    app = build(tmp_path, pools=[tank(), pool], flavour="upstream")
+    rc, found = audit(app)
+    assert rc == 1 and found
+    for f in found:
+        assert list(f) == ["id", "severity", "subject", "status", "action",
+                           "see"]
+        assert f["id"] in CATALOGUE
+        assert f["severity"] == CATALOGUE[f["id"]].severity
+        assert "sdtune" in f["action"] or "zpool" in f["action"] or \
+            "Reboot" in f["action"]
+
+
+def test_1001_ashift_below_native(tmp_path):
+    pool = {"name": "fast", "vdevs": [{"type": "disk", "ashift": 9,
+                                       "disks": [INTEL["name"]]}]}
+    app = build(tmp_path, pools=[tank(), pool], flavour="upstream")
+    (f,) = raised(app, "SDT-1001")
+    assert f["subject"] == "fast/%s" % INTEL["name"]
+    assert "ashift 9" in f["status"] and "4096 B pages" in f["status"]
+    assert "only replacing the vdev helps" in f["action"]
+    assert "zpool add -o ashift=12 fast" in f["action"]
+    pool["vdevs"][0]["ashift"] = 12
+    app = build(tmp_path, pools=[tank(), pool], flavour="upstream")
+    assert raised(app, "SDT-1001") == []
+
+
+def test_1001_from_certification_alone(tmp_path):
+    pool = {"name": "fast", "vdevs": [{"type": "disk", "ashift": 12,
+                                       "disks": [ACME["name"]]}]}
+    app = build(tmp_path, pools=[tank(), pool], extra_disks=[ACME])
+    record(app, ACME_KEY, "ACME0001", "0100", native=16384)
+    (f,) = raised(app, "SDT-1001")
+    assert "16384 B pages (certified" in f["status"]
+    record(app, ACME_KEY, "ACME0001", "0100", native=16384, conf=0.6)
+    assert raised(app, "SDT-1001") == []        # not confident enough
+
+
+def test_1002_ashift_above_need(tmp_path):
+    app = build(tmp_path, pools=[tank(ashift=13)])
+    (f,) = raised(app, "SDT-1002")
+    assert f["subject"] == "tank/mirror-0" and "ashift 13" in f["status"]
+    app = build(tmp_path, pools=[tank(ashift=12)])
+    assert raised(app, "SDT-1002") == []
+
+
+def test_1003_spare_that_cannot_replace(tmp_path):
+    spare = copy.deepcopy(ACME)
+    spare["lbppbe"] = 3                       # reports 4096-byte sectors
+    app = build(tmp_path, pools=[tank(ashift=9, spares=[spare["name"]])],
+                flavour="upstream", extra_disks=[spare])
+    (f,) = raised(app, "SDT-1003")
+    assert f["subject"] == spare["name"] and "EDOM" in f["status"]
+    spare["lbppbe"] = 0
+    app = build(tmp_path, pools=[tank(ashift=9, spares=[spare["name"]])],
+                flavour="upstream", extra_disks=[spare])
+    assert raised(app, "SDT-1003") == []
+
+
+def test_2001_ssd_without_certification(tmp_path):
+    pool = tank(logs=[ACME["name"]])
+    app = build(tmp_path, pools=[pool], extra_disks=[ACME])
+    (f,) = raised(app, "SDT-2001")
+    assert f["subject"] == ACME["name"]
+    record(app, ACME_KEY, "ACME0001", "0100", native=4096)
+    assert raised(app, "SDT-2001") == []
+    # A model the known-drives table knows needs no certification.
+    app = build(tmp_path, pools=[tank(logs=[INTEL["name"]])])
+    assert raised(app, "SDT-2001") == []
+
+
+def test_2002_certified_with_other_firmware(tmp_path):
+    app = build(tmp_path)
+    record(app, INTEL_KEY, INTEL["serial"], "0250")
+    (f,) = raised(app, "SDT-2002")
+    assert "0270" in f["status"] and "0250" in f["status"]
+    record(app, INTEL_KEY, INTEL["serial"], "0270")
+    assert raised(app, "SDT-2002") == []
+
+
+def test_3001_pair_matching_no_disk(tmp_path):
+    app = build(tmp_path, pairs=[("ATA     NOT PRESENT X   ",
+                                  "physical-block-size:4096")])
+    found = raised(app, "SDT-3001")
+    assert '"ATA     NOT PRESENT X   "' in [f["subject"] for f in found]
+    app = build(tmp_path, pairs=[(INTEL_KEY, "physical-block-size:4096")])
+    assert INTEL_KEY not in str(raised(app, "SDT-3001"))
+
+
+def test_3002_pair_matching_several_models(tmp_path):
+    app = build(tmp_path, pairs=[("ATA", "disksort:false")])
+    (f,) = raised(app, "SDT-3002")
+    assert f["subject"] == '"ATA"' and "2 different models" in f["status"]
+    app = build(tmp_path, pairs=[(INTEL_KEY, "disksort:false")])
+    assert raised(app, "SDT-3002") == []
+
+
+def test_3003_tunable_the_kernel_ignores(tmp_path):
+    app = build(tmp_path, pairs=[(INTEL_KEY, "min-throttle:2")])
+    (f,) = raised(app, "SDT-3003")
+    assert "did you mean 'throttle-min'" in f["status"]
+    app = build(tmp_path, pairs=[(INTEL_KEY, "throttle-min:2, "
+                                  "throttle-max:16")])
+    assert raised(app, "SDT-3003") == []
+
+
+def test_3004_second_list(tmp_path):
+    text = ('sd-config-list = "%s", "disksort:false";\n'
+            'sd-config-list = "%s", "throttle-max:64";\n'
+            % (INTEL_KEY, INTEL_KEY))
+    app = build(tmp_path, text=text)
+    (f,) = raised(app, "SDT-3004")
+    assert "second sd-config-list" in f["status"]
+    app = build(tmp_path, text=text.splitlines(True)[0])
+    assert raised(app, "SDT-3004") == []
+
+
+def test_3005_syntax_error(tmp_path):
+    app = build(tmp_path, text='name="sd" class="scsi" target=0 lun=0;\n'
+                'oops = 1 : 2;\n')
+    (f,) = raised(app, "SDT-3005")
+    assert f["subject"].endswith("sd.conf:2:10")
+    app = build(tmp_path, text='name="sd" class="scsi" target=0 lun=0;\n')
+    assert raised(app, "SDT-3005") == []
+
+
+def test_4001_pending_reboot_then_gone(tmp_path):
+    app = build(tmp_path, pools=[tank(logs=[INTEL["name"]])])
+    conf = os.path.join(app.root, "kernel", "drv", "sd.conf")
+    env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
+           "SDTUNE_ZONENAME_CMD": "/nonexistent"}
+    subprocess.run([os.path.join(REPO, "bin", "sdtune"), "sdconf", "set",
+                    conf, INTEL_KEY, "throttle-max=32", "--write"],
+                   env=env, check=True, capture_output=True)
+    assert app.run("update_drv", "-vf", "sd").returncode == 0
+    (f,) = raised(app, "SDT-4001")
+    assert f["subject"] == INTEL["name"]
+    assert "un_saved_throttle: kernel 256, sd.conf 32" in f["status"]
+    app.reboot()
+    assert raised(app, "SDT-4001") == []
+
+
+def test_4002_sd_ignores_disksort_on_an_ssd(tmp_path):
+    app = build(tmp_path, pairs=[(INTEL_KEY, "disksort:true")])
+    (f,) = raised(app, "SDT-4002")
+    assert "rotation rate 1" in f["status"]
+    app = build(tmp_path, pairs=[(INTEL_KEY, "disksort:false")])
+    assert raised(app, "SDT-4002") == []
+
+
+def test_5001_cache_nonvolatile_without_evidence(tmp_path):
+    app = build(tmp_path, pairs=[(ACME_KEY, "cache-nonvolatile:true")],
+                extra_disks=[ACME])
+    (f,) = raised(app, "SDT-5001")
+    assert f["severity"] == "high" and f["subject"] == '"%s"' % ACME_KEY
+    assert "corrupt the pool" in f["status"]
+    assert "sdtune sdconf unset" in f["action"]
+    record(app, ACME_KEY, "ACME0001", "0100", nv_sup=True)
+    assert raised(app, "SDT-5001") == []
+    # The known-drives table lists some RAID controllers' caches as
+    # non-volatile.
+    app = build(tmp_path, pairs=[("DELL    PERC H710       ",
+                                  "cache-nonvolatile:true")])
+    assert raised(app, "SDT-5001") == []
+
+
+def test_silencing_by_id_and_subject(tmp_path):
+    app = build(tmp_path, pairs=[(ACME_KEY, "cache-nonvolatile:true")],
+                extra_disks=[ACME])
+    conf = str(tmp_path / "silence.conf")
+    with open(conf, "w") as f:
+        f.write(open(app.config).read() +
+                '\n[silence]\nSDT-5001 = "%s"\n' % ACME_KEY)
+    rc, found = audit(app, config=conf)
+    assert "SDT-5001" not in ids(found)
+    with open(conf, "w") as f:
+        f.write(open(app.config).read() +
+                '\n[silence]\nSDT-5001 = "ATA     OTHER"\n')
+    assert "SDT-5001" in ids(audit(app, config=conf)[1])
+
+
+def test_every_finding_is_tested_here():
+    source = open(__file__).read()
+    for finding_id in CATALOGUE:
+        assert "test_%s_" % finding_id[4:] in source, finding_id
+
+
+def test_missing_or_unrunnable_command_is_a_failed_source(tmp_path):
+    """Inventory.failed, which audit and verify report, also records a
+    [commands] path that is missing, a directory or not executable (host
+    raises HostError); libdiskmgt being unavailable is a note only."""
+    from sdtune.host import RealHost
+    from sdtune.inventory.disks import take_inventory
+    app = build(tmp_path)
+    directory = str(tmp_path / "dir")
+    os.mkdir(directory)
+    plain = str(tmp_path / "plain")
+    with open(plain, "w") as f:
+        f.write("#!/bin/sh\n")
+    host = RealHost(app.root, {"mdb": "/nonexistent/mdb",
+                               "iostat": directory, "diskinfo": plain,
+                               "zpool": "/nonexistent/zpool"})
+    inv = take_inventory(host)
+    assert set(inv.failed) == {"mdb ::sd_state", "mdb inquiry",
+                               "iostat -En", "diskinfo", "zpool status"}
+    assert "/nonexistent/mdb" in inv.failed["mdb ::sd_state"]
+    assert directory in inv.failed["iostat -En"]
+    assert plain in inv.failed["diskinfo"]
+    assert inv.pools_unknown().startswith("zpool status failed: ")
+    assert any("libdiskmgt unavailable" in n for n in inv.notes)
