@@ -93,6 +93,24 @@ class IOFailure(Exception):
             first.get("error", "?"), first.get("errno", 0)))
 
 
+def _report(text: str, command: str) -> dict:
+    """sdio's JSON document, either mode; IOFailure when it lists I/O
+    errors, ParseError when it is not a JSON object."""
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        raise ParseError(command, "report", "not JSON") from None
+    if not isinstance(doc, dict):
+        raise ParseError(command, "report", "not a JSON object")
+    errors = doc.get("errors")
+    if errors:
+        if not isinstance(errors, list) or \
+                not all(isinstance(e, dict) for e in errors):
+            raise ParseError(command, "report", "the errors are malformed")
+        raise IOFailure(errors)
+    return doc
+
+
 def parse_sdio(text: str, name: str) -> StepResult:
     """Read sdio's JSON report; raise IOFailure when it reports errors.
 
@@ -106,13 +124,8 @@ def parse_sdio(text: str, name: str) -> StepResult:
                         "lat_ns": {"mean": 250000.0, ...}}, ...],
          "errors": [], "stopped": "stable"}
     """
+    doc = _report(text, "sdio")
     try:
-        doc = json.loads(text)
-    except ValueError:
-        raise ParseError("sdio", "report", "not JSON") from None
-    try:
-        if doc.get("errors"):
-            raise IOFailure(doc["errors"])
         opts, summary = doc["options"], doc["summary"]
         result = StepResult(
             name=name, bs=int(opts["bs"]), qd=int(opts["qd"]),
@@ -165,13 +178,8 @@ def parse_paired(text: str) -> PairedResult:
                                  ...}, ...]}, ...],
          "errors": [], "elapsed_ns": 2500000000, "stopped": "rounds"}
     """
+    doc = _report(text, "sdio paired")
     try:
-        doc = json.loads(text)
-    except ValueError:
-        raise ParseError("sdio paired", "report", "not JSON") from None
-    try:
-        if doc.get("errors"):
-            raise IOFailure(doc["errors"])
         names = {int(a["index"]): str(a["name"]) for a in doc["arms"]}
         out = PairedResult(elapsed_ns=int(doc["elapsed_ns"]))
         for rnd in doc["rounds"]:
