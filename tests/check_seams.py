@@ -1,6 +1,12 @@
-"""Check the Host seam statically: outside plugin/sdtune/host.py nothing
-imports subprocess, runs a shell, or writes, renames or removes files;
-nowhere is `shell=True` used.  (DESIGN.md, seam 1.)
+"""Check the seams statically.
+
+* Host (DESIGN.md, seam 1): outside plugin/sdtune/host.py nothing imports
+  subprocess, runs a shell, or writes, renames or removes files; nowhere
+  is `shell=True` used.
+* Output: only the command line (cli.py, __main__.py and the commands/
+  package) prints; every other module returns what it has to say, so
+  it takes no TextIO, never names sys.stdout or sys.stderr and never
+  calls print().
 
 Run as a script (exit 1 and a list of places on violation) or import
 `violations()` from the tests.
@@ -23,13 +29,33 @@ WRITE_METHODS = {"write_text", "write_bytes", "touch", "unlink", "rename",
                  "replace", "mkdir", "rmdir", "symlink_to", "chmod"}
 
 
+# The modules that may write to the operator's streams.
+OUTPUT_MODULES = {"cli.py", "__main__.py"}
+OUTPUT_PACKAGE = "commands"
+
+
 def _str_replace(call: ast.Call) -> bool:
     """str.replace(old, new[, count]) takes two or three arguments; the
     file-moving Path.replace(target) takes one."""
     return call.func.attr == "replace" and len(call.args) >= 2
 
 
-def _check_file(path: str, is_seam: bool) -> List[str]:
+def _output_violations(tree: ast.AST, bad) -> None:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and \
+                isinstance(node.value, ast.Name) and \
+                node.value.id == "sys" and node.attr in ("stdout", "stderr"):
+            bad(node, "names sys.%s (only commands/ and cli.py print)"
+                % node.attr)
+        elif isinstance(node, ast.Name) and node.id == "TextIO":
+            bad(node, "takes a TextIO (only commands/ and cli.py print)")
+        elif isinstance(node, ast.Call) and \
+                isinstance(node.func, ast.Name) and node.func.id == "print":
+            bad(node, "calls print() (only commands/ and cli.py print)")
+
+
+def _check_file(path: str, is_seam: bool,
+                may_print: bool = True) -> List[str]:
     with open(path, encoding="utf-8") as f:
         tree = ast.parse(f.read(), path)
     out = []
@@ -37,6 +63,8 @@ def _check_file(path: str, is_seam: bool) -> List[str]:
     def bad(node, what):
         out.append("%s:%d: %s" % (path, node.lineno, what))
 
+    if not may_print:
+        _output_violations(tree, bad)
     for node in ast.walk(tree):
         if isinstance(node, ast.keyword) and node.arg == "shell":
             if not (isinstance(node.value, ast.Constant)
@@ -80,7 +108,10 @@ def violations(package_dir: str) -> List[str]:
                 path = os.path.join(top, name)
                 seam = os.path.abspath(path) == os.path.abspath(
                     os.path.join(package_dir, SEAM_MODULE))
-                found += _check_file(path, seam)
+                rel = os.path.relpath(path, package_dir)
+                may_print = seam or rel in OUTPUT_MODULES or \
+                    rel.split(os.sep)[0] == OUTPUT_PACKAGE
+                found += _check_file(path, seam, may_print)
     return found
 
 
@@ -91,9 +122,10 @@ def main() -> int:
     for line in found:
         print(line)
     if found:
-        print("check_seams: %d violation(s) of the Host seam" % len(found))
+        print("check_seams: %d violation(s) of the seams" % len(found))
         return 1
-    print("check_seams: no I/O outside host.py")
+    print("check_seams: no I/O outside host.py, no output outside the "
+          "command line")
     return 0
 
 

@@ -20,24 +20,25 @@ all-clear and exits 4, which wins over 1.  libdiskmgt being unavailable
 stays a warning: it only says whether disks are in use (mounts, swap,
 dump), and audit judges pools, vdevs, sd.conf and the kernel's values
 without it; only idle drives are then not weighed as replacements
-(SDT-1003), every disk counting as in use.  Runs the inventory's commands
-through the host.
+(SDT-1003), every disk counting as in use.
+
+Prints nothing: commands/audit.py takes the inventory, reads sd.conf and
+the records and says the warnings (inventory_messages); render returns
+the text of the findings.
 """
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Set, TextIO, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from .certify import records
+from .certify.records import CertRecord
 from .errors import EXIT_FAILED, EXIT_OK, EXIT_PROBLEMS
 from .findings import SEVERITY_ORDER, Finding, is_problem, make
-from .host import Host
-from .inventory.disks import Disk, Inventory, take_inventory
-from .knowndrives import KnownDrive, load_table, lookup
-from .report import to_json
+from .inventory.disks import Disk, Inventory
+from .knowndrives import KnownDrive, lookup
 from .sdconf.lint import lint
 from .sdconf.match import Identity, key_matches
 from .sdconf.model import config_list, pair_alone
-from .sdconf.parser import ConfFile, parse_bytes
+from .sdconf.parser import ConfFile
 from .tune.verify import verify_disk
 
 CONFIDENT = 0.95
@@ -105,19 +106,19 @@ def _identity(d: Disk) -> Optional[Identity]:
 
 class Auditor:
     def __init__(self, inv: Inventory, conf: ConfFile, conf_path: str,
-                 recs: List[dict], table: List[KnownDrive], flavour: str,
+                 recs: List[CertRecord], table: List[KnownDrive], flavour: str,
                  space_matters: bool = False) -> None:
         self.inv, self.conf, self.conf_path = inv, conf, conf_path
         self.flavour = flavour
         self.table = table
         self.space_matters = space_matters
         self.findings: List[Finding] = []
-        self.latest: Dict[str, dict] = {}
-        self.by_serial: Dict[Tuple[str, str], dict] = {}
-        for rec in sorted(recs, key=lambda r: r.get("time", 0)):
-            if rec.get("key"):
-                self.latest[rec["key"]] = rec
-                self.by_serial[(rec["key"], rec.get("serial") or "")] = rec
+        self.latest: Dict[str, CertRecord] = {}
+        self.by_serial: Dict[Tuple[str, str], CertRecord] = {}
+        for rec in sorted(recs, key=lambda r: r.time):
+            if rec.key:
+                self.latest[rec.key] = rec
+                self.by_serial[(rec.key, rec.serial or "")] = rec
         self.known: Dict[str, List[KnownDrive]] = {}
         for d in inv.disks:
             ident = _identity(d)
@@ -132,10 +133,11 @@ class Auditor:
     def native(self, d: Disk) -> Optional[Native]:
         best: Optional[Native] = None
         rec = self.latest.get(d.key or "")
-        if rec and rec.get("native_sector_bytes") and \
-                rec.get("sector_confidence", 0) >= CONFIDENT:
-            best = Native(rec["native_sector_bytes"], "certified %s" %
-                          rec.get("time_iso", ""))
+        # A record without a sector confidence is not a confident one.
+        if rec and rec.native_sector_bytes and \
+                (rec.sector_confidence or 0) >= CONFIDENT:
+            best = Native(rec.native_sector_bytes, "certified %s" %
+                          rec.time_iso)
         for row in self.known.get(d.name, []):
             if row.physical_block and (best is None or
                                        row.physical_block > best.size):
@@ -209,11 +211,11 @@ class Auditor:
         for d in self.inv.disks:
             rec = self.by_serial.get((d.key or "", d.serial or "")) or \
                 self.latest.get(d.key or "")
-            if rec and rec.get("firmware") and d.firmware and \
-                    rec["firmware"].strip() != d.firmware.strip():
+            if rec and rec.firmware and d.firmware and \
+                    rec.firmware.strip() != d.firmware.strip():
                 self.add("SDT-2002", d.name, disk=d.name, key=d.key,
                          firmware=d.firmware.strip(),
-                         certified=rec["firmware"].strip())
+                         certified=rec.firmware.strip())
 
     # -------------------------------------------------------- sd.conf
 
@@ -269,8 +271,7 @@ class Auditor:
         keys = {d.key for d in hit} or {pair.key}
         for key in sorted(keys):
             rec = self.latest.get(key)
-            if rec and rec.get("evidence", {}).get("device", {}).get(
-                    "nv_sup"):
+            if rec and rec.nv_sup:
                 continue
             ident = Identity.of_key(key)
             models = [d.ata_model for d in hit if d.key == key]
@@ -286,7 +287,8 @@ class Auditor:
     def check_kernel(self) -> None:
         for d in self.inv.disks:
             # A disk whose values could not be read ("unknown") is
-            # reported with its source in cmd_audit, not as a finding.
+            # reported with its source (inventory_messages), not as a
+            # finding.
             state = verify_disk(self.conf, d, self.flavour, self.inv.failed)
             detail = "; ".join(state.details)
             if state.state == "pending reboot":
@@ -346,38 +348,25 @@ def render(findings: List[Finding], only_problems: bool,
     return "".join(out)
 
 
-def cmd_audit(host: Host, sd_conf: str, state_dir: str, flavour: str,
-              silence: Dict[str, str], out: TextIO, err: TextIO,
-              as_json: bool = False, only_problems: bool = False,
-              known_drives: Optional[str] = None,
-              space_matters: bool = False) -> int:
-    inv = take_inventory(host)
-    unread = unreadable(inv)
+def inventory_messages(inv: Inventory, unread: Sequence[Unreadable]
+                       ) -> List[str]:
+    """What audit says on stderr about the inventory, before anything
+    else, each line without its "sdtune: ": the notes (warnings), then
+    every source that could not be read with what its loss means."""
     # A failed source is said once, below, as an error with its effect.
     failed_notes = {"%s: %s" % (u.source, u.reason) for u in unread}
-    for note in inv.notes:
-        if note not in failed_notes:
-            err.write("sdtune: warning: %s\n" % note)
+    lines = ["warning: %s" % note for note in inv.notes
+             if note not in failed_notes]
     for u in unread:
-        err.write("sdtune: could not read %s (%s): %s\n"
-                  % (u.source, u.effect, u.reason))
-    conf = parse_bytes(host.read_bytes(host.sys_path(sd_conf)))
-    recs, problems = records.load_checked(host, state_dir)
-    for problem in problems:
-        err.write("sdtune: warning: %s\n" % problem)
-    auditor = Auditor(inv, conf, sd_conf, recs,
-                      load_table(host, known_drives), flavour, space_matters)
-    findings, dropped = silenced(auditor.run(), silence)
-    if as_json:
-        out.write(to_json({
-            "findings": [f.to_json() for f in shown(findings,
-                                                    only_problems)],
-            "unreadable": [u.to_json() for u in unread]}))
-    else:
-        out.write(render(findings, only_problems, unread))
-        if dropped:
-            out.write("(%d finding(s) silenced in the configuration)\n"
-                      % dropped)
+        lines.append("could not read %s (%s): %s"
+                     % (u.source, u.effect, u.reason))
+    return lines
+
+
+def exit_status(findings: List[Finding],
+                unread: Sequence[Unreadable]) -> int:
+    """4 while a source was unread (unknown is unsafe), else 1 while a
+    problem remains, else 0."""
     if unread:
         return EXIT_FAILED
     return EXIT_PROBLEMS if any(is_problem(f) for f in findings) \

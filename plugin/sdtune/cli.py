@@ -19,7 +19,7 @@ import traceback
 from typing import Callable, List, Optional, TextIO
 
 from . import commands
-from .commands.base import Env, Parser, tune_context
+from .commands.base import Env, Parser, tune_site
 from .config import Config, commands_for, load_config
 from .errors import (EXIT_FAILED, EXIT_SIGINT, EXIT_SIGTERM, RefusedError,
                      SdtuneError, UsageError)
@@ -250,11 +250,11 @@ def _interrupted(args: argparse.Namespace, host: Optional[Host],
     if host is None or cfg is None or args.command not in _CHANGING + (
             "sdconf",):
         return "%s: %s" % (args.command, what)
-    from .tune.commands import open_change
+    from .tune.site import open_change
     try:
         # Ignore a second Ctrl-C while looking: the answer matters more.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        said = open_change(tune_context(
+        said = open_change(tune_site(
             host, cfg, getattr(args, "flavour", None) or cfg.flavour()))
     except SdtuneError as e:
         said = "could not read the journal (%s): run 'sdtune history'" % e

@@ -5,7 +5,7 @@ of F11.
 The end-to-end tests run bin/sdtune by path on files in a scratch
 directory (the sdconf tools are offline) or on a simulated appliance.
 A few unit-level tests call the product directly where the behaviour is
-an API: cmd_set's override flag and its `commit` hook, and the table
+an API: `sdconf set`'s override flag and its `commit` hook, and the table
 renderer.
 """
 
@@ -107,12 +107,11 @@ def test_U5_edit_of_an_existing_short_key_pair_says_what_it_matches(
 
 def test_U5_any_length_key_override_writes_with_the_lint_warning(tmp_path):
     from sdtune.host import RealHost
-    from sdtune.sdconf import tool
+    from sdtune.commands import sdconf
     path = conf_file(tmp_path, U1)
     out, err = io.StringIO(), io.StringIO()
-    assert tool.cmd_set(RealHost(), path, "ATA", ["disksort=false"],
-                        "nexenta", True, out, any_length_key=True,
-                        err=err) == 0
+    assert sdconf.set_(RealHost(), path, "ATA", ["disksort=false"],
+                       "nexenta", True, out, err, any_length_key=True) == 0
     assert '"ATA", "disksort:false"' in content(path)
     assert err.getvalue().startswith("sdtune: warning: key \"ATA\"")
     assert "every SATA disk" in err.getvalue()
@@ -247,7 +246,7 @@ def test_F11_render_table_escapes_control_characters():
 
 def test_D4_set_and_unset_write_through_a_given_commit(tmp_path):
     from sdtune.host import RealHost
-    from sdtune.sdconf import tool
+    from sdtune.commands import sdconf
     path = conf_file(tmp_path, WITH_INTEL)
     calls = []
 
@@ -255,8 +254,9 @@ def test_D4_set_and_unset_write_through_a_given_commit(tmp_path):
         calls.append(args)
 
     out = io.StringIO()
-    assert tool.cmd_set(RealHost(), path, KEY, ["disksort=false"],
-                        "nexenta", True, out, commit=commit) == 0
+    assert sdconf.set_(RealHost(), path, KEY, ["disksort=false"],
+                       "nexenta", True, out, io.StringIO(),
+                       commit=commit) == 0
     assert content(path) == WITH_INTEL          # commit did the write
     ((where, old, new, summary, diff),) = calls
     assert (where, old) == (path, WITH_INTEL.encode("latin-1"))
@@ -264,7 +264,7 @@ def test_D4_set_and_unset_write_through_a_given_commit(tmp_path):
     assert summary == ['"%s" disksort:false' % KEY]
     assert diff in out.getvalue() and diff.startswith("--- ")
     calls.clear()
-    assert tool.cmd_unset(RealHost(), path, KEY, [], "nexenta", True,
-                          io.StringIO(), commit=commit) == 0
+    assert sdconf.unset(RealHost(), path, KEY, [], "nexenta", True,
+                        io.StringIO(), io.StringIO(), commit=commit) == 0
     assert calls[0][3] == ['"%s" removed' % KEY]
     assert content(path) == WITH_INTEL

@@ -394,22 +394,22 @@ def test_T12_ctrl_d_at_the_prompt_changes_nothing(tmp_path):
     app = build(tmp_path)
     inject_record(app, INTEL, {"physical-block-size": 4096})
     import io
-    from sdtune.tune.commands import cmd_apply
-    from sdtune.tune.plan import Options
-    from sdtune.cli import tune_context
+    from sdtune.commands.base import Env, tune_site
+    from sdtune.commands.tune import apply
+    from sdtune.tune.plan import Overrides
     from sdtune.config import load_config, commands_for
     from sdtune.host import RealHost
     cfg = load_config(RealHost(), app.config)
     host = RealHost(app.root, commands_for(cfg), libraries=dict(
         cfg.libraries))
-    ctx = tune_context(host, cfg, "nexenta")
+    site = tune_site(host, cfg, "nexenta")
     before = sd_conf_bytes(app)
 
     def eof(_prompt, _out):
         raise EOFError
     out = io.StringIO()
-    assert cmd_apply(ctx, None, False, True, out, Options(), io.StringIO(),
-                     ask=eof) == 0
+    env = Env(host, cfg, out, io.StringIO())
+    assert apply(site, None, False, True, Overrides(), env, ask=eof) == 0
     assert "nothing changed" in out.getvalue()
     assert sd_conf_bytes(app) == before
 

@@ -16,39 +16,19 @@ import subprocess
 
 import pytest
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-SDIO = os.path.join(ROOT, "plugin", "engine", "sdio")
-SHM = "/dev/shm"
-MIB = 1 << 20
-
-EXIT_OK, EXIT_USAGE, EXIT_SETUP, EXIT_IO = 0, 1, 2, 3
+import engine_run
+from engine_run import EXIT_IO, EXIT_OK, EXIT_SETUP, EXIT_USAGE, MIB, SHM
 
 needs_strace = pytest.mark.skipif(shutil.which("strace") is None,
                                   reason="strace is not installed")
 
 
-@pytest.fixture(scope="session")
-def sdio():
-    proc = subprocess.run(
-        ["make", "-s", "-C", ROOT, "-f", "plugin/engine/Makefile.inc",
-         "engine"], capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert os.access(SDIO, os.X_OK)
-    return SDIO
+def run(sdio, *args, **kwargs):
+    return engine_run.run(sdio, "paired", *args, **kwargs)
 
 
-def run(sdio, *args, expect=EXIT_OK, prefix=(), stdin=None):
-    proc = subprocess.run(list(prefix) + [sdio, "paired"] +
-                          [str(a) for a in args], input=stdin,
-                          capture_output=True, text=True, timeout=60)
-    assert proc.returncode == expect, (proc.returncode, proc.stdout,
-                                       proc.stderr)
-    return proc
-
-
-def run_json(sdio, *args, expect=EXIT_OK, prefix=()):
-    proc = run(sdio, *args, "--json", expect=expect, prefix=prefix)
-    return json.loads(proc.stdout)
+def run_json(sdio, *args, **kwargs):
+    return engine_run.run_json(sdio, "paired", *args, **kwargs)
 
 
 def arms(*specs):

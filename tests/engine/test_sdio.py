@@ -19,52 +19,10 @@ import sys
 
 import pytest
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-ENGINE_DIR = os.path.join(ROOT, "plugin", "engine")
-SDIO = os.path.join(ENGINE_DIR, "sdio")
-SHM = "/dev/shm"
+from engine_run import (ENGINE_DIR, EXIT_IO, EXIT_SCSI, EXIT_SETUP,
+                        EXIT_USAGE, ROOT, run, run_json)
 
-EXIT_OK, EXIT_USAGE, EXIT_SETUP, EXIT_IO, EXIT_SCSI = 0, 1, 2, 3, 4
 REL_BOUND = 1.0 / 256
-
-
-@pytest.fixture(scope="session")
-def sdio():
-    proc = subprocess.run(
-        ["make", "-s", "-C", ROOT, "-f", "plugin/engine/Makefile.inc",
-         "engine"], capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert os.access(SDIO, os.X_OK)
-    return SDIO
-
-
-def run(sdio, *args, stdin=None, expect=EXIT_OK, prefix=()):
-    proc = subprocess.run(list(prefix) + [sdio] + [str(a) for a in args],
-                          input=stdin, capture_output=True, text=True,
-                          timeout=60)
-    assert proc.returncode == expect, (proc.returncode, proc.stdout,
-                                       proc.stderr)
-    return proc
-
-
-def run_json(sdio, *args, expect=EXIT_OK, prefix=()):
-    proc = run(sdio, *args, "--json", expect=expect, prefix=prefix)
-    return json.loads(proc.stdout)
-
-
-@pytest.fixture
-def shm_file(request):
-    """A file on tmpfs (the fast, RAM-backed target), removed afterwards."""
-    path = os.path.join(SHM, "sdio-test-%d-%s" % (
-        os.getpid(), re.sub(r"\W", "_", request.node.name)))
-
-    def make(size):
-        with open(path, "wb") as f:
-            f.truncate(size)
-        return path
-    yield make
-    if os.path.exists(path):
-        os.unlink(path)
 
 
 def blocks_written(path, bs, value):

@@ -60,7 +60,7 @@ sys.path.insert(0, PLUGIN)
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa
 from hypothesis import strategies as st  # noqa: E402
 
-from sdtune.certify.command import cmd_infer  # noqa: E402
+from sdtune.commands.certify import cmd_infer  # noqa: E402
 from sdtune.certify.importers import (FIO, VDBENCH, classify,  # noqa
                                       detect_format, parse_fio,
                                       parse_vdbench)

@@ -15,12 +15,12 @@ from typing import Dict, List, Set
 
 import pytest
 from sdtune import errors
-from sdtune.certify.command import RESULT_COLUMNS
+from sdtune.commands.certify import RESULT_COLUMNS
 from sdtune.cli import build_parser
-from sdtune.disks_cmd import COLUMNS as DISKS_COLUMNS
+from sdtune.commands.disks import COLUMNS as DISKS_COLUMNS
 from sdtune.findings import CATALOGUE
-from sdtune.tune.commands import HISTORY_COLUMNS
-from sdtune.tune.verify import COLUMNS as VERIFY_COLUMNS
+from sdtune.commands.tune import HISTORY_COLUMNS
+from sdtune.commands.verify import COLUMNS as VERIFY_COLUMNS
 from sdtune.tune.verify import STATES
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))

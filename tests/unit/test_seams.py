@@ -1,4 +1,5 @@
-"""The Host seam holds: only host.py runs commands or writes files."""
+"""The seams hold: only host.py runs commands or writes files, and only
+the command line (cli.py, commands/) prints."""
 
 import os
 import sys
@@ -41,3 +42,24 @@ def test_str_replace_is_not_a_file_move(tmp_path):
     (tmp_path / "move.py").write_text("p.replace(q)\n")
     found = violations(str(tmp_path))
     assert [f.split(":")[0].rsplit("/", 1)[1] for f in found] == ["move.py"]
+
+
+def test_only_the_command_line_prints(tmp_path):
+    """A domain module that writes to a stream is found; cli.py and the
+    commands/ package may."""
+    (tmp_path / "domain.py").write_text(
+        "import sys\n"
+        "from typing import TextIO\n"
+        "def f(out: TextIO):\n"
+        "    print('x')\n"
+        "    sys.stderr.write('y')\n")
+    (tmp_path / "cli.py").write_text("import sys\nsys.stdout.write('x')\n")
+    (tmp_path / "commands").mkdir()
+    (tmp_path / "commands" / "x.py").write_text(
+        "import sys\nfrom typing import TextIO\nprint(sys.stderr)\n")
+    found = violations(str(tmp_path))
+    assert {f.split(":")[0].rsplit("/", 1)[1] for f in found} == \
+        {"domain.py"}
+    text = "\n".join(found)
+    for what in ("takes a TextIO", "calls print()", "names sys.stderr"):
+        assert what in text, what

@@ -7,13 +7,19 @@ used: it is reported as a problem naming the file, and the other
 records stay usable.  A record that fails the check must never become a
 recommendation, so the check is strict about everything that reaches
 sd.conf (the key, the recommended tunables and the device evidence).
+
+A record in memory is a CertRecord: CertRecord.from_json checks a
+document with these rules and to_json gives back the document that is
+stored.  Readers use its attributes; a field a stored file leaves out
+has the default the readers have always used.
 """
 
 import json
 import math
 import os
 import re
-from typing import Any, Callable, List, NamedTuple, Optional, Tuple
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from ..errors import SdtuneError
 from ..host import Host
@@ -61,14 +67,13 @@ def check_storable(host: Host, state_dir: str) -> str:
     return directory
 
 
-def store(host: Host, state_dir: str, record: dict) -> str:
+def store(host: Host, state_dir: str, record: "CertRecord") -> str:
     directory = records_dir(host, state_dir)
     host.mkdirs(directory)
-    path = directory + "/" + record_name(record.get("key"),
-                                         record.get("serial"),
-                                         record.get("firmware"),
-                                         record.get("target", ""))
-    host.write_atomic(path, (json.dumps(record, indent=2) + "\n")
+    path = directory + "/" + record_name(record.key, record.serial,
+                                         record.firmware,
+                                         record.target or "")
+    host.write_atomic(path, (json.dumps(record.to_json(), indent=2) + "\n")
                       .encode("utf-8"))
     return path
 
@@ -199,7 +204,140 @@ def record_problem(record: Any) -> Optional[str]:
     return None
 
 
-def parse_record(data: bytes) -> Tuple[Optional[dict], Optional[str]]:
+# ------------------------------------------------------------ the record
+
+class NotARecord(ValueError):
+    """A document that is not a certification record; ``why`` says
+    which field is wrong, in the words of record_problem."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
+
+
+@dataclass
+class QueueDepth:
+    """The queue-depth verdict of a record.  The defaults are what
+    readers assume for a field a stored file leaves out."""
+
+    knee: Optional[int] = None
+    knees: Dict[str, Optional[int]] = field(default_factory=dict)
+    throttle_max: Optional[int] = None
+    throttle_min: Optional[int] = None
+    confidence: Optional[float] = None
+    reason: Optional[str] = ""
+
+    def to_json(self) -> dict:
+        return {"knee": self.knee, "knees": self.knees,
+                "throttle_max": self.throttle_max,
+                "throttle_min": self.throttle_min,
+                "confidence": self.confidence, "reason": self.reason}
+
+    @classmethod
+    def from_json(cls, doc: dict) -> "QueueDepth":
+        """From a checked record's "queue_depth" object."""
+        return cls(doc.get("knee"), doc.get("knees", {}),
+                   doc.get("throttle_max"), doc.get("throttle_min"),
+                   doc.get("confidence"), doc.get("reason", ""))
+
+
+@dataclass
+class CertRecord:
+    """One certification: what was measured, the verdicts and the
+    tunables they recommend.  ``evidence`` is free-form (the numbers
+    behind each verdict); only evidence.device.nv_sup is read.
+
+    ``stored`` is the document a record was read from, kept so that
+    `results -o json` shows a stored file as it is, keys this version
+    does not know included; None for a record made in this run.  A
+    stored file that leaves optional fields out gets them back, with
+    their defaults, from to_json: a real stored record round-trips
+    exactly.
+    """
+
+    key: Optional[str] = None           # None: a file target
+    time: float = 0.0
+    target: Optional[str] = None
+    device: Optional[str] = None
+    serial: Optional[str] = None
+    firmware: Optional[str] = None
+    time_iso: Optional[str] = ""
+    source: Optional[str] = None
+    logical_block_bytes: Optional[int] = None
+    native_sector_bytes: Optional[int] = None
+    sector_confidence: Optional[float] = None
+    sector_reason: Optional[str] = ""
+    cache: Optional[str] = None
+    cache_confidence: Optional[float] = None
+    cache_reason: Optional[str] = ""
+    queue_depth: QueueDepth = field(default_factory=QueueDepth)
+    recommended: Dict[str, object] = field(default_factory=dict)
+    evidence: Dict[str, Any] = field(default_factory=dict)
+    stored: Optional[dict] = field(default=None, repr=False,
+                                   compare=False)
+
+    @property
+    def nv_sup(self) -> Optional[bool]:
+        """The drive's NV_SUP bit (a non-volatile cache), None when
+        unknown."""
+        return self.evidence.get("device", {}).get("nv_sup")
+
+    def to_json(self) -> dict:
+        """The document stored for the record: the keys in the order
+        every version of sdtune has written them."""
+        return {
+            "version": VERSION,
+            "target": self.target,
+            "device": self.device,
+            "key": self.key,
+            "serial": self.serial,
+            "firmware": self.firmware,
+            "time": self.time,
+            "time_iso": self.time_iso,
+            "source": self.source,
+            "logical_block_bytes": self.logical_block_bytes,
+            "native_sector_bytes": self.native_sector_bytes,
+            "sector_confidence": self.sector_confidence,
+            "sector_reason": self.sector_reason,
+            "cache": self.cache,
+            "cache_confidence": self.cache_confidence,
+            "cache_reason": self.cache_reason,
+            "queue_depth": self.queue_depth.to_json(),
+            "recommended": self.recommended,
+            "evidence": self.evidence,
+        }
+
+    def as_stored(self) -> dict:
+        """The document as read from its file, or as it would be
+        stored."""
+        return self.stored if self.stored is not None else self.to_json()
+
+    @classmethod
+    def from_json(cls, doc: Any) -> "CertRecord":
+        """The record of a stored document, checked against
+        RECORD_FIELDS; NotARecord (with record_problem's words) when it
+        does not have that shape.  Pure."""
+        why = record_problem(doc)
+        if why:
+            raise NotARecord(why)
+        return cls(
+            key=doc["key"], time=doc["time"], target=doc.get("target"),
+            device=doc.get("device"), serial=doc.get("serial"),
+            firmware=doc.get("firmware"),
+            time_iso=doc.get("time_iso", ""), source=doc.get("source"),
+            logical_block_bytes=doc.get("logical_block_bytes"),
+            native_sector_bytes=doc.get("native_sector_bytes"),
+            sector_confidence=doc.get("sector_confidence"),
+            sector_reason=doc.get("sector_reason", ""),
+            cache=doc.get("cache"),
+            cache_confidence=doc.get("cache_confidence"),
+            cache_reason=doc.get("cache_reason", ""),
+            queue_depth=QueueDepth.from_json(doc.get("queue_depth", {})),
+            recommended=doc.get("recommended", {}),
+            evidence=doc.get("evidence", {}), stored=doc)
+
+
+def parse_record(data: bytes) -> Tuple[Optional[CertRecord], Optional[str]]:
     """(record, None) or (None, why it is not one).  Pure."""
     try:
         text = data.decode("utf-8")
@@ -212,12 +350,14 @@ def parse_record(data: bytes) -> Tuple[Optional[dict], Optional[str]]:
                                                               e.colno)
     except (ValueError, RecursionError):
         return None, "not valid JSON"
-    why = record_problem(record)
-    return (None, why) if why else (record, None)
+    try:
+        return CertRecord.from_json(record), None
+    except NotARecord as e:
+        return None, e.why
 
 
 def load_checked(host: Host, state_dir: str
-                 ) -> Tuple[List[dict], List[str]]:
+                 ) -> Tuple[List[CertRecord], List[str]]:
     """The usable records, sorted by key and time, and one problem text
     per file that is not used ("<path>: not a certification record:
     <why>; ignored").  Writes nothing: callers print the problems, each
@@ -243,5 +383,5 @@ def load_checked(host: Host, state_dir: str
                             % (path, why))
             continue
         records.append(record)
-    records.sort(key=lambda r: (r["key"] or "", r["time"]))
+    records.sort(key=lambda r: (r.key or "", r.time))
     return records, problems

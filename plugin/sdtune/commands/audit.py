@@ -1,4 +1,5 @@
-"""`sdtune audit`: findings for pools, drives and sd.conf."""
+"""`sdtune audit`: findings for pools, drives and sd.conf.  The checks
+are in audit.py; this module reads what they need and prints."""
 
 import argparse
 
@@ -16,9 +17,37 @@ def add_parser(sub, name: str) -> None:
 
 
 def run(args: argparse.Namespace, env: Env) -> int:
-    from ..audit import cmd_audit
-    ctx = env.recovered_context(args)
-    return cmd_audit(env.host, ctx.sd_conf, ctx.state_dir, ctx.flavour,
-                     env.cfg.silence, env.out, env.err,
-                     args.output == "json", args.only_problems,
-                     ctx.known_drives, env.cfg.space_matters())
+    from ..audit import (Auditor, exit_status, inventory_messages, render,
+                         shown, silenced, unreadable)
+    from ..certify import records
+    from ..inventory.disks import take_inventory
+    from ..knowndrives import load_table
+    from ..report import to_json
+    from ..sdconf.parser import parse_bytes
+    site = env.recovered_site(args)
+    host, only_problems = env.host, args.only_problems
+    inv = take_inventory(host)
+    unread = unreadable(inv)
+    # Said before sd.conf is read: an error reading it must not hide
+    # what the inventory could not tell.
+    for line in inventory_messages(inv, unread):
+        env.err.write("sdtune: %s\n" % line)
+    conf = parse_bytes(host.read_bytes(host.sys_path(site.sd_conf)))
+    recs, problems = records.load_checked(host, site.state_dir)
+    for problem in problems:
+        env.err.write("sdtune: warning: %s\n" % problem)
+    auditor = Auditor(inv, conf, site.sd_conf, recs,
+                      load_table(host, site.known_drives), site.flavour,
+                      env.cfg.space_matters())
+    findings, dropped = silenced(auditor.run(), env.cfg.silence)
+    if args.output == "json":
+        env.out.write(to_json({
+            "findings": [f.to_json() for f in shown(findings,
+                                                    only_problems)],
+            "unreadable": [u.to_json() for u in unread]}))
+    else:
+        env.out.write(render(findings, only_problems, unread))
+        if dropped:
+            env.out.write("(%d finding(s) silenced in the configuration)\n"
+                          % dropped)
+    return exit_status(findings, unread)

@@ -1,6 +1,6 @@
 """What every command module shares: the argument parser class and Env,
 the run-time bundle (host, configuration, output streams) a command's
-run() gets, with the tune context built the one way."""
+run() gets, with the tune site built the one way."""
 
 import argparse
 import sys
@@ -31,11 +31,12 @@ def json_output(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", dest="output", choices=("json",))
 
 
-def tune_context(host: Host, cfg: Config, flavour: str):
-    """The tune commands' context (tune/commands.py) from the settings."""
-    from ..tune.commands import Context
-    return Context(host, cfg.sd_conf, cfg.state_dir, flavour,
-                   cfg.generations(), cfg.known_drives)
+def tune_site(host: Host, cfg: Config, flavour: str):
+    """The system the tune commands change (tune/site.py), from the
+    settings."""
+    from ..tune.site import TuneSite
+    return TuneSite(host, cfg.sd_conf, cfg.state_dir, flavour,
+                    cfg.generations(), cfg.known_drives)
 
 
 @dataclass
@@ -51,16 +52,17 @@ class Env:
         """--flavour where the command has it, else [sdconf] flavour."""
         return getattr(args, "flavour", None) or self.cfg.flavour()
 
-    def tune_context(self, args: argparse.Namespace):
-        return tune_context(self.host, self.cfg, self.flavour(args))
+    def tune_site(self, args: argparse.Namespace):
+        return tune_site(self.host, self.cfg, self.flavour(args))
 
-    def recovered_context(self, args: argparse.Namespace,
-                          changes: bool = False):
-        """The tune context, after finishing any transaction a crash left
+    def recovered_site(self, args: argparse.Namespace,
+                       changes: bool = False):
+        """The tune site, after finishing any transaction a crash left
         open: everything that reads or changes sd.conf starts with it.  A
         command that only reads goes on, with a warning, when the open
         transaction cannot be closed; one that changes sd.conf refuses."""
-        from ..tune.commands import recover_if_needed
-        ctx = self.tune_context(args)
-        recover_if_needed(ctx, self.err, changes)
-        return ctx
+        from ..tune.site import recover_open
+        site = self.tune_site(args)
+        for line in recover_open(site, changes):
+            self.err.write("sdtune: %s\n" % line)
+        return site

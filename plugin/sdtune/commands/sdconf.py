@@ -3,10 +3,15 @@ set and unset on the sd.conf this system uses go through the same lock,
 journal and update_drv as apply."""
 
 import argparse
-from typing import List
+import json
+from typing import Callable, List, Optional, TextIO
 
-from ..errors import EXIT_USAGE, SdtuneError
-from ..sdconf import tool
+from ..errors import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, SdtuneError
+from ..host import Host
+from ..sdconf import actions
+from ..sdconf.edit import unified_diff
+from ..sdconf.lint import format_diagnostic, is_problem, lint
+from ..sdconf.parser import ConfFile, parse
 from ..sdconf.tunables import FLAVOURS, TUNABLE_BY_NAME
 from .base import Env, json_output
 
@@ -83,8 +88,8 @@ def _split_key(args: argparse.Namespace) -> List[str]:
         key = words.pop(0)
     else:
         key = None
-    args.key = tool.resolve_key(args.action, args.file, key, args.vid,
-                                args.pid)
+    args.key = actions.resolve_key(args.action, args.file, key, args.vid,
+                                   args.pid)
     return words
 
 
@@ -92,24 +97,121 @@ def run(args: argparse.Namespace, env: Env) -> int:
     flavour = env.flavour(args)
     action, host, out = args.action, env.host, env.out
     if action == "check":
-        return tool.cmd_check(host, args.file, flavour, out,
-                              args.output == "json")
+        return check(host, args.file, flavour, out, args.output == "json")
     if action == "show":
-        return tool.cmd_show(host, args.file, flavour, out,
-                             args.output == "json")
+        return show(host, args.file, flavour, out, args.output == "json")
     if action == "diff":
-        return tool.cmd_diff(host, args.a, args.b, out)
+        return diff(host, args.a, args.b, out)
     words = _split_key(args)
     commit = _live_commit(args, env) if args.write else None
     if action == "set":
         if not words:
             raise SdtuneError("set tunables in", args.file,
                               "no name=value given", EXIT_USAGE)
-        return tool.cmd_set(host, args.file, args.key, words, flavour,
-                            args.write, out, commit=commit,
-                            any_length_key=args.any_length_key)
-    return tool.cmd_unset(host, args.file, args.key, words, flavour,
-                          args.write, out, commit=commit)
+        return set_(host, args.file, args.key, words, flavour, args.write,
+                    out, env.err, commit=commit,
+                    any_length_key=args.any_length_key)
+    return unset(host, args.file, args.key, words, flavour, args.write, out,
+                 env.err, commit=commit)
+
+
+def read_conf(host: Host, path: str) -> ConfFile:
+    return parse(host.read_bytes(path).decode("latin-1"))
+
+
+def check(host: Host, path: str, flavour: str, out: TextIO,
+          as_json: bool = False) -> int:
+    """`sdconf check`: what the kernel would warn about or ignore; exit 1
+    on problems."""
+    conf = read_conf(host, path)
+    diags = lint(conf, flavour)
+    if as_json:
+        rows = []
+        for d in diags:
+            line, col = conf.line_col(d.offset)
+            rows.append({"file": path, "line": line, "column": col,
+                         "severity": d.severity, "code": d.code,
+                         "message": d.message})
+        json.dump({"diagnostics": rows}, out, indent=2)
+        out.write("\n")
+    else:
+        for d in diags:
+            out.write(format_diagnostic(conf, path, d) + "\n")
+    return EXIT_PROBLEMS if any(is_problem(d) for d in diags) else EXIT_OK
+
+
+def show(host: Host, path: str, flavour: str, out: TextIO,
+         as_json: bool = False) -> int:
+    """`sdconf show`: pairs, decoded tunables and what sd makes of them."""
+    report = actions.show_report(read_conf(host, path), path, flavour)
+    if as_json:
+        json.dump(report, out, indent=2)
+        out.write("\n")
+    else:
+        out.write(actions.render_show(report))
+    return EXIT_OK
+
+
+# commit(path, old_bytes, new_bytes, summary_lines, diff_text) writes
+# `new_bytes` in place of `old_bytes` (e.g. as a journalled transaction).
+Commit = Callable[[str, bytes, bytes, List[str], str], None]
+
+
+def set_(host: Host, path: str, key: str, settings: List[str],
+         flavour: str, write: bool, out: TextIO, err: TextIO, *,
+         any_length_key: bool = False,
+         commit: Optional[Commit] = None) -> int:
+    """`sdconf set`: tunables for KEY in the file at `path`; print the
+    diff, and with `write` write it (through `commit` when given)."""
+    old = host.read_bytes(path).decode("latin-1")
+    edit = actions.set_edit(old, path, key, settings, flavour,
+                            any_length_key)
+    return _write(host, path, old, edit, write, out, err, commit)
+
+
+def unset(host: Host, path: str, key: str, names: List[str], flavour: str,
+          write: bool, out: TextIO, err: TextIO, *,
+          commit: Optional[Commit] = None) -> int:
+    """`sdconf unset`: remove tunables (no names: every pair) of KEY;
+    exit 1 when there is nothing to remove."""
+    old = host.read_bytes(path).decode("latin-1")
+    edit = actions.unset_edit(old, path, key, names, flavour)
+    return _write(host, path, old, edit, write, out, err, commit)
+
+
+def _write(host: Host, path: str, old_text: str, edit: actions.Edit,
+           write: bool, out: TextIO, err: TextIO,
+           commit: Optional[Commit]) -> int:
+    for note in edit.notes:
+        err.write(note + "\n")
+    if edit.new_text == old_text:
+        out.write("%s: no change\n" % path)
+        return EXIT_OK
+    text = unified_diff(old_text, edit.new_text, path, path + " (new)")
+    out.write(text)
+    if write:
+        new = edit.new_text.encode("latin-1")
+        if commit is None:
+            host.write_atomic(path, new)
+        else:
+            commit(path, old_text.encode("latin-1"), new, edit.summary, text)
+        out.write("%s: written\n" % path)
+    return EXIT_OK
+
+
+def diff(host: Host, a: str, b: str, out: TextIO) -> int:
+    """`sdconf diff`: text diff, then what changes in the sd-config-list,
+    key by key; exit 1 when the files differ."""
+    ta = host.read_bytes(a).decode("latin-1")
+    tb = host.read_bytes(b).decode("latin-1")
+    if ta == tb:
+        return EXIT_OK
+    out.write(unified_diff(ta, tb, a, b))
+    lines = actions.list_changes(ta, tb)
+    if lines:
+        out.write("\nsd-config-list changes:\n")
+        out.write("".join("  %s\n" % line for line in lines))
+    return EXIT_PROBLEMS
 
 
 def _live_commit(args: argparse.Namespace, env: Env):
@@ -117,16 +219,16 @@ def _live_commit(args: argparse.Namespace, env: Env):
     commit that goes through the lock, the journal and update_drv like
     apply, so that no write to the live file escapes them.  None for any
     other file."""
-    from ..tune.commands import report_entry
     from ..tune.journal import sha256
-    ctx = env.tune_context(args)
-    if not env.host.same_file(args.file, env.host.sys_path(ctx.sd_conf)):
+    from .tune import report_entry
+    site = env.tune_site(args)
+    if not env.host.same_file(args.file, env.host.sys_path(site.sd_conf)):
         return None
 
     def commit(path: str, old: bytes, new: bytes, summary: List[str],
                diff: str) -> None:
-        entry = ctx.transaction().run("sdconf " + args.action, new,
-                                      sha256(old), summary, diff,
-                                      ctx.verifier())
+        entry = site.transaction().run("sdconf " + args.action, new,
+                                       sha256(old), summary, diff,
+                                       site.verifier())
         report_entry(entry, env.out)
     return commit

@@ -1,7 +1,10 @@
-"""`sdtune trace`: a DTrace script on the sd disks, summarised."""
+"""`sdtune trace`: a DTrace script on the sd disks, summarised (the
+work is the trace package's)."""
 
 import argparse
 
+from ..errors import EXIT_OK
+from ..report import to_json
 from .base import Env, json_output
 
 COMMANDS = ("trace",)
@@ -22,7 +25,17 @@ def add_parser(sub, name: str) -> None:
 
 
 def run(args: argparse.Namespace, env: Env) -> int:
-    from ..trace import cmd_trace
-    return cmd_trace(env.host, args.script, args.disk, args.seconds,
-                     env.out, args.output == "json", args.scripted,
-                     args.parsable, env.err)
+    """`sdtune trace NAME [-d DISK] [-t SECONDS] [-H] [-p] [-o json]`."""
+    from ..trace.run import query_trace, render_trace
+    trace = query_trace(env.host, args.script, args.disk, args.seconds)
+    for warning in trace.warnings:
+        env.err.write("sdtune: warning: %s\n" % warning)
+    if not trace.devices:
+        env.err.write("sdtune: trace %s: no activity on %s in %d s\n"
+                      % (args.script, "sd disks" if args.disk is None
+                         else args.disk, args.seconds))
+    if args.output == "json":
+        env.out.write(to_json(trace.to_json()))
+    else:
+        env.out.write(render_trace(trace, args.scripted, args.parsable))
+    return EXIT_OK

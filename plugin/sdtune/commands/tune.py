@@ -2,9 +2,12 @@
 sd.conf changes, each a transaction in the journal."""
 
 import argparse
+import json
 import sys
+from typing import Callable, Optional, TextIO
 
-from ..errors import UsageError
+from ..errors import EXIT_OK, EXIT_PROBLEMS, UsageError
+from ..report import render_table, to_json
 from .base import Env, json_output
 
 COMMANDS = ("plan", "apply", "history", "rollback", "recover")
@@ -64,32 +67,194 @@ def add_parser(sub, name: str) -> None:
 
 
 def run(args: argparse.Namespace, env: Env) -> int:
-    from ..tune import commands as tc
-    from ..tune.plan import Options
+    from ..tune.plan import Overrides
     if args.command == "history":
         # Read-only whatever state the journal is in: it is the tool for
         # looking at an interrupted change, so it recovers nothing.
-        return tc.cmd_history(env.tune_context(args), env.out, env.err,
-                              args.output == "json", args.scripted,
-                              args.parsable)
+        return history(env.tune_site(args), env,
+                       args.output == "json", args.scripted, args.parsable)
     if args.command == "recover":
-        return tc.cmd_recover(env.tune_context(args), args.accept_current,
-                              env.out)
+        from ..tune.site import recover_now
+        for line in recover_now(env.tune_site(args), args.accept_current):
+            env.out.write("%s\n" % line)
+        return EXIT_OK
     changes = args.command in ("apply", "rollback")
-    ctx = env.recovered_context(args, changes)
+    site = env.recovered_site(args, changes)
     tty = sys.stdin.isatty() and env.out.isatty()
     if args.command in ("plan", "apply"):
-        options = Options(args.allow_ashift_mismatch,
-                          args.allow_no_nv_evidence)
+        overrides = Overrides(args.allow_ashift_mismatch,
+                              args.allow_no_nv_evidence)
         if args.command == "plan":
-            return tc.cmd_plan(ctx, options, env.out, env.err,
-                               args.plan_file, args.output == "json")
-        return tc.cmd_apply(ctx, args.plan_file, args.yes, tty, env.out,
-                            options, env.err)
+            return plan(site, overrides, env, args.plan_file,
+                        args.output == "json")
+        return apply(site, args.plan_file, args.yes, tty, overrides, env)
     if args.entry is None and not args.last:
         raise UsageError("rollback", "", "give a journal ID or --last")
     if args.entry is not None and args.last:
         raise UsageError("rollback", args.entry, "give a journal ID or "
                          "--last, not both")
-    return tc.cmd_rollback(ctx, args.entry, args.last, args.yes, tty,
-                           env.out)
+    return rollback(site, args.entry, args.last, args.yes, tty, env)
+
+
+def _warn(env: Env, notes) -> None:
+    for note in notes:
+        env.err.write("sdtune: warning: %s\n" % note)
+
+
+def plan(site, overrides, env: Env, save: Optional[str] = None,
+         as_json: bool = False) -> int:
+    from ..tune.plan import render_plan
+    from ..tune.site import build_plan
+    made, inv, _ = build_plan(site, overrides)
+    _warn(env, inv.notes)
+    if save:
+        # A new file only: an existing one (sd.conf, a state file, a file
+        # another user planted in /var/tmp) is never replaced.
+        site.host.create_new(save, (json.dumps(made.to_json(), indent=2)
+                                    + "\n").encode("utf-8"), mode=0o600)
+    if as_json:
+        doc = made.to_json()
+        doc["saved"] = save
+        env.out.write(to_json(doc))
+        return EXIT_OK
+    env.out.write(render_plan(made))
+    if save:
+        env.out.write("plan saved to %s (apply it with: sdtune apply %s)\n"
+                      % (save, save))
+    return EXIT_OK
+
+
+Ask = Callable[[str, TextIO], str]
+
+
+def ask_terminal(question: str, out: TextIO) -> str:
+    """The operator's answer: the question on our standard output, one
+    line from standard input; end of input (Ctrl-D) is EOFError."""
+    out.write(question)
+    out.flush()
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line
+
+
+def _confirmed(yes: bool, tty: bool, out: TextIO, ask: Ask) -> bool:
+    if yes:
+        return True
+    if not tty:
+        out.write("dry run: nothing changed (give --yes to apply)\n")
+        return False
+    try:
+        answer = ask("apply these changes to sd.conf? [y/N] ", out)
+    except EOFError:
+        answer = ""
+        out.write("\n")
+    if answer.strip().lower() not in ("y", "yes"):
+        out.write("nothing changed\n")
+        return False
+    return True
+
+
+def apply(site, plan_path: Optional[str], yes: bool, tty: bool, overrides,
+          env: Env, ask: Ask = ask_terminal) -> int:
+    from ..tune.plan import render_plan
+    from ..tune.site import apply_summary, plan_to_apply
+    todo = plan_to_apply(site, plan_path, overrides)
+    if todo.plan is None:
+        env.out.write("nothing to change: sd.conf already is this plan's "
+                      "result\n")
+        return EXIT_OK
+    made = todo.plan
+    _warn(env, todo.inventory.notes)
+    env.out.write(render_plan(made))
+    if made.new_sha256 == made.base_sha256:
+        return EXIT_OK
+    if not _confirmed(yes, tty, env.out, ask):
+        return EXIT_OK
+    entry = site.transaction().run(
+        "apply", made.new_text.encode("latin-1"), made.base_sha256,
+        apply_summary(made), made.diff, site.verifier())
+    report_entry(entry, env.out)
+    return EXIT_OK
+
+
+def report_entry(entry, out: TextIO) -> None:
+    """What a finished transaction did: its journal entry, update_drv's
+    words and the verify states."""
+    out.write("journal entry %s: %s\n" % (entry.id, entry.result))
+    drv = entry.update_drv
+    text = (drv.get("stderr") or "") + (drv.get("stdout") or "")
+    out.write("".join("  update_drv: %s\n" % line for line in
+                      text.splitlines()))
+    counts = {}
+    for d in entry.verify:
+        counts[d["state"]] = counts.get(d["state"], 0) + 1
+    if counts:
+        out.write("  verify: %s\n" % ", ".join(
+            "%d %s" % (n, s) for s, n in sorted(counts.items())))
+    if counts.get("pending reboot"):
+        out.write("  disks attached before the change keep their old "
+                  "values until the next reboot (sdtune verify)\n")
+    if counts.get("unknown"):
+        out.write("  the kernel's values of some disks could not be read: "
+                  "run 'sdtune verify' to see which\n")
+
+
+def rollback(site, entry_id: Optional[str], last: bool, yes: bool,
+             tty: bool, env: Env, ask: Ask = ask_terminal) -> int:
+    from ..tune.plan import now_iso
+    from ..tune.site import rollback_to
+    to = rollback_to(site, entry_id, last)
+    entry = to.entry
+    env.out.write("roll back journal entry %s (%s %s):\n%s" % (
+        entry.id, entry.action, now_iso(entry.time), to.diff))
+    if not _confirmed(yes, tty, env.out, ask):
+        return EXIT_OK
+    done = site.transaction().run("rollback", to.old, entry.new_sha256,
+                                  ["restore the sd.conf of before entry %s"
+                                   % entry.id], to.diff, site.verifier(),
+                                  rollback_of=entry.id)
+    report_entry(done, env.out)
+    return EXIT_OK
+
+
+def _when(e, parsable: bool) -> str:
+    from ..tune.plan import now_iso
+    return "%d" % e.time if parsable else now_iso(e.time)
+
+
+HISTORY_COLUMNS = [
+    ("ID", lambda e, p: e.id),
+    ("TIME", _when),
+    ("USER", lambda e, p: e.user),
+    ("ACTION", lambda e, p: e.action + ("" if not e.rollback_of else
+                                        " of %s" % e.rollback_of)),
+    ("STATE", lambda e, p: e.state),
+    ("OLD", lambda e, p: e.old_sha256 if p else e.old_sha256[:12]),
+    ("NEW", lambda e, p: e.new_sha256 if p else e.new_sha256[:12]),
+    ("RESULT", lambda e, p: e.result or "-"),
+]
+
+
+def history(site, env: Env, as_json: bool = False, scripted: bool = False,
+            parsable: bool = False) -> int:
+    """The journal as it is, read-only: an entry that cannot be read is
+    reported (stderr, and under "unreadable" in JSON) and the command
+    exits 1; an interrupted change shows in its state."""
+    entries, bad = site.journal().scan()
+    for b in bad:
+        env.err.write("sdtune: warning: cannot read journal entry %s: %s\n"
+                      % (b.path, b.reason))
+    if as_json:
+        env.out.write(to_json({"entries": [
+            {"id": e.id, "time": e.time, "user": e.user, "action": e.action,
+             "state": e.state, "rollback_of": e.rollback_of,
+             "old_sha256": e.old_sha256, "new_sha256": e.new_sha256,
+             "summary": e.summary, "update_drv": e.update_drv,
+             "verify": e.verify, "result": e.result} for e in entries],
+            "unreadable": [{"id": b.id, "path": b.path, "reason": b.reason}
+                           for b in bad]}))
+    else:
+        env.out.write(render_table(HISTORY_COLUMNS, entries, scripted,
+                                   parsable))
+    return EXIT_PROBLEMS if bad else EXIT_OK

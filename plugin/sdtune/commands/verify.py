@@ -1,10 +1,21 @@
-"""`sdtune verify`: what the kernel really uses, disk by disk."""
+"""`sdtune verify`: what the kernel really uses, disk by disk (the
+states are tune/verify.py's).  Exit 1 when any disk is "ignored by sd";
+4, with a stderr line naming the disks, when any is "unknown" or the
+kernel's values could not be read at all."""
 
 import argparse
 
+from ..errors import EXIT_FAILED, EXIT_OK, EXIT_PROBLEMS
+from ..report import render_table, to_json
 from .base import Env, json_output
 
 COMMANDS = ("verify",)
+
+COLUMNS = [("NAME", lambda s, p: s.name),
+           ("KEY", lambda s, p: "-" if s.key is None else
+            (s.key if p else '"%s"' % s.key)),
+           ("STATE", lambda s, p: s.state),
+           ("DETAILS", lambda s, p: "; ".join(s.details) or "-")]
 
 
 def add_parser(sub, name: str) -> None:
@@ -15,7 +26,19 @@ def add_parser(sub, name: str) -> None:
 
 
 def run(args: argparse.Namespace, env: Env) -> int:
-    from ..tune.verify import cmd_verify
-    ctx = env.recovered_context(args)
-    return cmd_verify(env.host, ctx.sd_conf, ctx.flavour, env.out,
-                      args.output == "json", args.scripted)
+    from ..inventory.disks import take_inventory
+    from ..tune.verify import unverified, verify_all
+    site = env.recovered_site(args)
+    inv = take_inventory(env.host)
+    states = verify_all(env.host, site.sd_conf, site.flavour, inv)
+    problems = unverified(inv, states)
+    if args.output == "json":
+        env.out.write(to_json({"disks": [s.to_json() for s in states]}))
+    else:
+        env.out.write(render_table(COLUMNS, states, args.scripted))
+    for line in problems:
+        env.err.write("sdtune: %s\n" % line)
+    if problems:
+        return EXIT_FAILED
+    return EXIT_PROBLEMS if any(s.state == "ignored by sd" for s in states) \
+        else EXIT_OK

@@ -15,10 +15,8 @@ One job per module, each importing only those listed before it:
     scripts    the record of each D script (name, file, sections,
                summariser, table rows and columns), in one table
     result     a run's summary (TraceResult) from a script's whole output
-    run        finding the script, running dtrace through the host,
-               rendering, and the command itself (cmd_trace)
+    run        finding the script, running dtrace through the host, and
+               the table (query_trace, render_trace)
+
+The command line is commands/trace.py.
 """
-
-from .run import cmd_trace
-
-__all__ = ["cmd_trace"]

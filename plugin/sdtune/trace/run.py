@@ -10,14 +10,13 @@ statname from /etc/path_to_inst and the /dev/rdsk links
 
 import os
 import re
-import sys
-from typing import List, Optional, TextIO
+from typing import List, Optional
 
 from .. import layout
-from ..errors import EXIT_OK, SdtuneError, UsageError
+from ..errors import SdtuneError, UsageError
 from ..host import CommandResult, Host
 from ..inventory.devlinks import DISK_NAME, SLICE, disk_names
-from ..report import render_table, to_json
+from ..report import render_table
 from .result import TraceResult, parse_trace
 from .scripts import SCRIPTS, find_script
 
@@ -129,21 +128,3 @@ def render_trace(trace: TraceResult, scripted: bool = False,
     script = SCRIPTS[trace.name]
     return render_table(script.columns, script.rows(trace.devices),
                         scripted, parsable)
-
-
-def cmd_trace(host: Host, name: str, disk: Optional[str], seconds: int,
-              out: TextIO, as_json: bool, scripted: bool = False,
-              parsable: bool = False, err: Optional[TextIO] = None) -> int:
-    """`sdtune trace NAME [-d DISK] [-t SECONDS] [-H] [-p] [-o json]`."""
-    err = sys.stderr if err is None else err
-    trace = query_trace(host, name, disk, seconds)
-    for warning in trace.warnings:
-        err.write("sdtune: warning: %s\n" % warning)
-    if not trace.devices:
-        err.write("sdtune: trace %s: no activity on %s in %d s\n"
-                  % (name, "sd disks" if disk is None else disk, seconds))
-    if as_json:
-        out.write(to_json(trace.to_json()))
-    else:
-        out.write(render_trace(trace, scripted, parsable))
-    return EXIT_OK

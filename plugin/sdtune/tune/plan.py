@@ -26,6 +26,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
+from ..certify.recommend import justification
+from ..certify.records import CertRecord
 from ..errors import RefusedError, SdtuneError
 from ..host import Host
 from ..inventory.disks import Disk, Inventory
@@ -48,10 +50,57 @@ class Proposal:
     value: str
     source: str
     confidence: Optional[float]
-    evidence: str
+    evidence: Optional[str]     # a stored record's null reason stays null
     # For cache-nonvolatile: whether something beyond timing says so (the
     # drive's NV_SUP, or the known-drives table).
     nv_evidence: bool = False
+
+
+@dataclass
+class Reason:
+    """Why a change sets one tunable: the proposal it came from."""
+
+    tunable: str
+    value: str
+    source: str
+    confidence: Optional[float]
+    evidence: Optional[str]
+
+    def to_json(self) -> dict:
+        return {"tunable": self.tunable, "value": self.value,
+                "source": self.source, "confidence": self.confidence,
+                "evidence": self.evidence}
+
+
+@dataclass
+class Change:
+    """The tunables set in one key's pair, the disks it matches now and
+    the reason for each tunable.  A change read from a saved plan has
+    only its key and tunables (disks and why are not trusted, so not
+    read)."""
+
+    key: str
+    disks: List[str] = field(default_factory=list)
+    set: Dict[str, str] = field(default_factory=dict)
+    why: List[Reason] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"key": self.key, "disks": self.disks, "set": self.set,
+                "why": [w.to_json() for w in self.why]}
+
+
+@dataclass
+class Held:
+    """A tunable held back for a key, and why."""
+
+    key: str
+    tunable: str
+    value: str
+    reason: str
+
+    def to_json(self) -> dict:
+        return {"key": self.key, "tunable": self.tunable,
+                "value": self.value, "reason": self.reason}
 
 
 @dataclass
@@ -61,8 +110,8 @@ class Plan:
     base_sha256: str
     new_text: str
     diff: str
-    changes: List[Dict[str, object]] = field(default_factory=list)
-    held: List[Dict[str, object]] = field(default_factory=list)
+    changes: List[Change] = field(default_factory=list)
+    held: List[Held] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)
     created: float = 0.0
 
@@ -74,8 +123,10 @@ class Plan:
         return {"version": PLAN_VERSION, "created": self.created,
                 "sd_conf": self.sd_conf, "flavour": self.flavour,
                 "base_sha256": self.base_sha256,
-                "new_sha256": self.new_sha256, "changes": self.changes,
-                "held": self.held, "warnings": self.warnings,
+                "new_sha256": self.new_sha256,
+                "changes": [c.to_json() for c in self.changes],
+                "held": [h.to_json() for h in self.held],
+                "warnings": self.warnings,
                 "diff": self.diff, "new_text": self.new_text}
 
     @classmethod
@@ -114,7 +165,7 @@ class Plan:
             created = 0.0
         plan = cls(doc["sd_conf"], doc["flavour"], doc["base_sha256"],
                    doc["new_text"], "", changes=[
-                       {"key": c["key"], "set": dict(c["set"])}
+                       Change(c["key"], set=dict(c["set"]))
                        for c in changes], created=float(created))
         if plan.new_sha256 != doc.get("new_sha256"):
             raise SdtuneError("read plan", path, "the plan's new sd.conf "
@@ -123,16 +174,16 @@ class Plan:
 
 
 @dataclass
-class Options:
+class Overrides:
     allow_ashift_mismatch: bool = False
     allow_no_nv_evidence: bool = False
 
 
-def _latest_records(records: List[dict]) -> Dict[str, dict]:
-    out: Dict[str, dict] = {}
-    for rec in sorted(records, key=lambda r: r.get("time", 0)):
-        if rec.get("key"):
-            out[rec["key"]] = rec
+def _latest_records(records: List[CertRecord]) -> Dict[str, CertRecord]:
+    out: Dict[str, CertRecord] = {}
+    for rec in sorted(records, key=lambda r: r.time):
+        if rec.key:
+            out[rec.key] = rec
     return out
 
 
@@ -140,7 +191,7 @@ def _value_text(value: object) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def _proposals(key: str, record: Optional[dict],
+def _proposals(key: str, record: Optional[CertRecord],
                table_rows: List[KnownDrive]) -> List[Proposal]:
     props: Dict[str, Proposal] = {}
     for row in table_rows:
@@ -154,26 +205,12 @@ def _proposals(key: str, record: Optional[dict],
                 "cache-nonvolatile", "true", "known-drives (%s)" % row.source,
                 None, "listed with a non-volatile cache", nv_evidence=True)
     if record is not None:
-        ev = record.get("evidence", {})
-        nv_sup = bool(ev.get("device", {}).get("nv_sup"))
-        for tunable, value in record.get("recommended", {}).items():
-            conf = None
-            why = ""
-            if tunable == "physical-block-size":
-                conf, why = record.get("sector_confidence"), \
-                    record.get("sector_reason", "")
-            elif tunable == "cache-nonvolatile":
-                conf, why = record.get("cache_confidence"), \
-                    record.get("cache_reason", "")
-            elif tunable.startswith("throttle"):
-                q = record.get("queue_depth", {})
-                conf, why = q.get("confidence"), q.get("reason", "")
-            elif tunable == "disksort":
-                why = "solid-state drive: disksort only adds latency"
+        nv_sup = bool(record.nv_sup)
+        for tunable, value in record.recommended.items():
+            conf, why = justification(tunable, record)
             props[tunable] = Proposal(tunable, _value_text(value),
-                                      "certification %s" % record.get(
-                                          "time_iso", ""), conf, why,
-                                      nv_evidence=nv_sup)
+                                      "certification %s" % record.time_iso,
+                                      conf, why, nv_evidence=nv_sup)
     return list(props.values())
 
 
@@ -194,8 +231,8 @@ def _ashift9_models(inv: Inventory, pools_ashift: Dict[str, List[int]]
 
 
 def make_plan(text: str, sd_conf: str, flavour: str, inv: Inventory,
-              records: List[dict], table: List[KnownDrive],
-              options: Options, now: float) -> Plan:
+              records: List[CertRecord], table: List[KnownDrive],
+              options: Overrides, now: float) -> Plan:
     base = sha256(text.encode("latin-1"))
     plan = Plan(sd_conf, flavour, base, text, "", created=now)
     latest = _latest_records(records)
@@ -227,10 +264,9 @@ def make_plan(text: str, sd_conf: str, flavour: str, inv: Inventory,
         if not settings:
             continue
         names = {s.name for s in settings}
-        plan.changes.append({"key": key, "disks": [d.name for d in disks],
-                             "set": {s.name: s.value for s in settings},
-                             "why": [w for w in why
-                                     if w["tunable"] in names]})
+        plan.changes.append(Change(key, [d.name for d in disks],
+                                   {s.name: s.value for s in settings},
+                                   [w for w in why if w.tunable in names]))
     plan.new_text = new_text
     plan.diff = unified_diff(text, new_text, sd_conf, sd_conf + " (planned)")
     return plan
@@ -251,9 +287,8 @@ def _merge(text: str, key: str, settings: List[Setting], flavour: str,
         try:
             text = set_tunables(text, key, kept + [s], flavour)
         except EditError as e:
-            plan.held.append({"key": key, "tunable": s.name,
-                              "value": s.value,
-                              "reason": "edit refused: %s" % e})
+            plan.held.append(Held(key, s.name, s.value,
+                                  "edit refused: %s" % e))
             continue
         kept.append(s)
     return text, kept
@@ -279,15 +314,14 @@ def _screen(key, props, inv, risky, unknown, conf, flavour, options,
             plan) -> tuple:
     """The proposals that may go in, and the reasons for each."""
     settings: List[Setting] = []
-    why: List[Dict[str, object]] = []
+    why: List[Reason] = []
     current = evaluate(conf, Identity.of_key(key),
                        flavour)
     written = {r.name.lower(): r.value for e in current.matched
                for r in e.results if r.accepted and r.name}
 
     def hold(p: Proposal, reason: str) -> None:
-        plan.held.append({"key": key, "tunable": p.tunable,
-                          "value": p.value, "reason": reason})
+        plan.held.append(Held(key, p.tunable, p.value, reason))
 
     others = [d.name for d in inv.disks if d.key and d.key != key and
               d.vid and key_matches(key, Identity.of_inquiry(d.vid, d.pid,
@@ -337,9 +371,8 @@ def _screen(key, props, inv, risky, unknown, conf, flavour, options,
                  "data at power loss; --allow-no-nv-evidence to override")
             continue
         settings.append(Setting(p.tunable, value))
-        why.append({"tunable": p.tunable, "value": value,
-                    "source": p.source, "confidence": p.confidence,
-                    "evidence": p.evidence})
+        why.append(Reason(p.tunable, value, p.source, p.confidence,
+                          p.evidence))
     return settings, why
 
 
@@ -356,16 +389,16 @@ def recheck_saved(saved: Plan, fresh: Plan, text: str, path: str) -> Plan:
     text that does anything else is refused.  The result, with its diff
     computed from the real bytes, is what apply shows and journals.
     """
-    proposed = {c["key"]: c for c in fresh.changes}
-    held = {(h["key"], h["tunable"]): h["reason"] for h in fresh.held}
+    proposed = {c.key: c for c in fresh.changes}
+    held = {(h.key, h.tunable): h.reason for h in fresh.held}
     checked = Plan(saved.sd_conf, fresh.flavour, fresh.base_sha256, text, "",
                    created=saved.created)
     new_text = text
     for claim in saved.changes:
-        key = claim["key"]
-        now = proposed.get(key, {"set": {}, "why": [], "disks": []})
-        for tunable, value in claim["set"].items():
-            if now["set"].get(tunable) == value:
+        key = claim.key
+        now = proposed.get(key, Change(key))
+        for tunable, value in claim.set.items():
+            if now.set.get(tunable) == value:
                 continue
             reason = held.get((key, tunable)) or held.get((key, "*")) or \
                 "not proposed now (sd.conf already has it, or no record " \
@@ -374,12 +407,12 @@ def recheck_saved(saved: Plan, fresh: Plan, text: str, path: str) -> Plan:
                                % (key, tunable, value, reason))
         try:
             new_text = set_tunables(new_text, key, [
-                Setting(t, v) for t, v in claim["set"].items()], fresh.flavour)
+                Setting(t, v) for t, v in claim.set.items()], fresh.flavour)
         except EditError as e:
             raise RefusedError("apply", path, '"%s": %s' % (key, e)) from e
-        checked.changes.append({
-            "key": key, "disks": now["disks"], "set": dict(claim["set"]),
-            "why": [w for w in now["why"] if w["tunable"] in claim["set"]]})
+        checked.changes.append(Change(
+            key, now.disks, dict(claim.set),
+            [w for w in now.why if w.tunable in claim.set]))
     if new_text != saved.new_text:
         raise RefusedError("apply", path, "the plan's new sd.conf does "
                            "something its recorded changes do not say; "
@@ -393,18 +426,18 @@ def recheck_saved(saved: Plan, fresh: Plan, text: str, path: str) -> Plan:
 def render_plan(plan: Plan) -> str:
     lines = []
     for c in plan.changes:
-        lines.append('"%s" (%s):' % (c["key"], ", ".join(c["disks"]) or
+        lines.append('"%s" (%s):' % (c.key, ", ".join(c.disks) or
                                      "no disk present"))
-        for w in c["why"]:
-            conf = "" if w["confidence"] is None else \
-                ", confidence %.2f" % w["confidence"]
+        for w in c.why:
+            conf = "" if w.confidence is None else \
+                ", confidence %.2f" % w.confidence
             lines.append("  %s:%s  from %s%s"
-                         % (w["tunable"], w["value"], w["source"], conf))
-            if w["evidence"]:
-                lines.append("      %s" % w["evidence"])
+                         % (w.tunable, w.value, w.source, conf))
+            if w.evidence:
+                lines.append("      %s" % w.evidence)
     for h in plan.held:
         lines.append('held back "%s" %s:%s: %s'
-                     % (h["key"], h["tunable"], h["value"], h["reason"]))
+                     % (h.key, h.tunable, h.value, h.reason))
     for w in plan.warnings:
         lines.append("warning: %s" % w)
     if not plan.changes:

@@ -24,14 +24,11 @@ never reports success for what it could not see.  Runs the inventory's
 commands through the host.
 """
 
-import sys
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, TextIO
+from typing import Dict, List, Mapping, Optional
 
-from ..errors import EXIT_FAILED, EXIT_OK, EXIT_PROBLEMS
 from ..host import Host
 from ..inventory.disks import Disk, Inventory, take_inventory
-from ..report import render_table, to_json
 from ..sdconf.match import Identity
 from ..sdconf.model import evaluate
 from ..sdconf.parser import ConfFile, parse_bytes
@@ -175,29 +172,3 @@ def unverified(inv: Inventory, states: List[DiskState]) -> List[str]:
             lines.append("cannot verify: %s failed: %s"
                          % (name, inv.failed[name]))
     return lines
-
-
-COLUMNS = [("NAME", lambda s, p: s.name),
-           ("KEY", lambda s, p: "-" if s.key is None else
-            (s.key if p else '"%s"' % s.key)),
-           ("STATE", lambda s, p: s.state),
-           ("DETAILS", lambda s, p: "; ".join(s.details) or "-")]
-
-
-def cmd_verify(host: Host, sd_conf: str, flavour: str, out: TextIO,
-               as_json: bool = False, scripted: bool = False,
-               err: Optional[TextIO] = None) -> int:
-    err = err if err is not None else sys.stderr
-    inv = take_inventory(host)
-    states = verify_all(host, sd_conf, flavour, inv)
-    problems = unverified(inv, states)
-    if as_json:
-        out.write(to_json({"disks": [s.to_json() for s in states]}))
-    else:
-        out.write(render_table(COLUMNS, states, scripted))
-    for line in problems:
-        err.write("sdtune: %s\n" % line)
-    if problems:
-        return EXIT_FAILED
-    return EXIT_PROBLEMS if any(s.state == "ignored by sd" for s in states) \
-        else EXIT_OK

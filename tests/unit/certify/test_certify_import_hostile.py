@@ -16,10 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sdtune.certify import importers
-from sdtune.certify.command import _require_finite, cmd_infer
+from sdtune.certify.certifier import _require_finite
 from sdtune.certify.costs import IndependentCosts
 from sdtune.certify.reports import StepResult
 from sdtune.certify.verdict import decide_cache
+from sdtune.commands.certify import cmd_infer
 from sdtune.errors import ParseError, SdtuneError
 
 HERE = os.path.dirname(__file__)

@@ -624,7 +624,7 @@ def _spans(text):
     return {p.key: text[p.start:p.end] for p in clist.pairs}
 
 
-@settings(max_examples=60, deadline=None,
+@settings(max_examples=30, deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_keys, min_size=1, max_size=4, unique=True),
        st.lists(_step, min_size=1, max_size=8),

@@ -1,6 +1,9 @@
-"""sdtune.trace.run: the tables, and cmd_trace against a fake dtrace."""
+"""sdtune.trace.run: the tables; and `sdtune trace` (commands/trace.py)
+against a fake dtrace."""
 
+import argparse
 import json
+import sys
 import os
 import stat
 
@@ -8,7 +11,9 @@ import pytest
 
 from sdtune.errors import ParseError, SdtuneError, UsageError
 from sdtune.host import RealHost
-from sdtune.trace import cmd_trace
+from sdtune.commands import trace as trace_command
+from sdtune.commands.base import Env
+from sdtune.config import Config
 from sdtune.trace.result import parse_trace
 from sdtune.trace.run import query_trace, render_trace, script_path
 
@@ -33,7 +38,17 @@ def test_render_tables():
         parse_trace("iosize", iosize_output()))
 
 
-# -- cmd_trace through a fake dtrace ------------------------------------------
+# -- `sdtune trace` through a fake dtrace -------------------------------------
+
+def cmd_trace(host, script, disk, seconds, out, as_json, scripted=False,
+              parsable=False, err=None):
+    """The command's run() with the arguments its parser would give."""
+    args = argparse.Namespace(script=script, disk=disk, seconds=seconds,
+                              scripted=scripted, parsable=parsable,
+                              output="json" if as_json else None)
+    return trace_command.run(args, Env(host, Config(), out,
+                                       err or sys.stderr))
+
 
 def fake_dtrace(tmp_path, stdout="", stderr="", status=0):
     """A dtrace that records its arguments and prints a fixture."""

@@ -20,8 +20,8 @@ import os
 import pytest
 
 from sdtune.certify import importers
-from sdtune.certify.command import cmd_infer
 from sdtune.certify.importers import fio
+from sdtune.commands.certify import cmd_infer
 from sdtune.errors import ParseError, SdtuneError
 
 HERE = os.path.dirname(__file__)

@@ -1,31 +1,37 @@
-"""`sdtune certify` and `sdtune results`.
+"""What `sdtune certify` and `sdtune infer` do, apart from printing.
 
 certify measures each target with sdio (destroying its data), decides
-native sector size, cache and queue depth, stores a record and prints
-the verdict.  Safety comes first and is settled for ALL targets before
-the first write: every target needs its own `--confirm`, a disk that
-is in use, or whose state cannot be determined, is refused (exit 3), the
-path written is the path checked, and the records directory must be
-writable.
+native sector size, cache and queue depth and builds the record that is
+stored.  Safety comes first and is settled for ALL targets before the
+first write (prepare): every target needs its own `--confirm`, a disk
+that is in use, or whose state cannot be determined, is refused (exit
+3), the path written is the path checked, and the records directory
+must be writable.  infer builds the same record from vdbench or fio
+output.
+
+Prints nothing: progress goes to a callback, warnings come back as
+text, and render_verdict returns the text of a verdict.
 """
 
+import math
 import posixpath
 import re
 import stat as statmod
-import sys
 import time
 from dataclasses import dataclass
-from typing import Dict, List, Optional, TextIO, Tuple
+from typing import Dict, List, Optional, Tuple
 
-from ..errors import (EXIT_FAILED, EXIT_OK, RefusedError, SdtuneError,
+from ..errors import (EXIT_FAILED, ParseError, RefusedError, SdtuneError,
                       UsageError)
 from ..host import Host
 from ..inventory.devlinks import DISK_NAME, SLICE
 from ..inventory.disks import Disk, Inventory, take_inventory
-from ..report import render_table, text_or_dash, to_json
 from . import records
 from .costs import Costs, IndependentCosts
 from .evidence import DeviceEvidence, query_evidence
+from .importers import Imported, classify, read_benchmark
+from .recommend import recommend
+from .records import CertRecord, QueueDepth
 from .reports import StepResult
 from .runner import Progress, run_paired, run_steps
 from .workload import (MIN_REGION_BYTES, CertifySettings, build_plan,
@@ -168,7 +174,9 @@ def measure_region(host: Host, target: Target, evidence: DeviceEvidence,
 
 def certify_one(host: Host, target: Target, timing: CertifySettings,
                 trust_timing: bool, logical_override: Optional[int],
-                progress: Optional[Progress] = None) -> dict:
+                progress: Optional[Progress] = None) -> CertRecord:
+    """Measure one target (destroying its data) and decide; the record,
+    not yet stored.  ``progress`` is told of every look and step."""
     evidence = query_evidence(host, target.device)
     disk = target.disk
     logical = logical_override or (disk.logical_block_bytes if disk else
@@ -202,8 +210,8 @@ def certify_one(host: Host, target: Target, timing: CertifySettings,
             (host.monotonic_ns() - t0) / 1e9, 2)}
     rec = build_record(target, disk, evidence, sector, cache, queue,
                        logical, host.now())
-    rec["evidence"]["region"] = region
-    rec["evidence"]["phases"] = phases
+    rec.evidence["region"] = region
+    rec.evidence["phases"] = phases
     return rec
 
 
@@ -223,85 +231,76 @@ def transport_of(disk: Optional[Disk]) -> Optional[str]:
 def build_record(target: Target, disk: Optional[Disk],
                  evidence: DeviceEvidence, sector: Optional[SectorVerdict],
                  cache: CacheVerdict, queue: QueueVerdict, logical: int,
-                 now: float, source: str = "sdio") -> dict:
+                 now: float, source: str = "sdio") -> CertRecord:
     """The verdicts and the record; shared with `infer`."""
     if sector is None:
         sector = SectorVerdict(None, 0.0, "not measured")
-    recommended: Dict[str, object] = {}
-    if sector.native and sector.native > max(512, logical):
-        recommended["physical-block-size"] = sector.native
-    if cache.recommend_nonvolatile:
-        recommended["cache-nonvolatile"] = True
-    if queue.throttle_min is not None:
-        recommended["throttle-min"] = queue.throttle_min
-    if queue.throttle_max is not None:
-        recommended["throttle-max"] = queue.throttle_max
-    if disk is not None and disk.ssd:
-        recommended["disksort"] = False
-    return {
-        "version": 1,
-        "target": target.arg,
-        "device": target.device,
-        "key": disk.key if disk else None,
-        "serial": disk.serial if disk else None,
-        "firmware": disk.firmware if disk else None,
-        "time": now,
-        "time_iso": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)),
-        "source": source,
-        "logical_block_bytes": logical,
-        "native_sector_bytes": sector.native,
-        "sector_confidence": sector.confidence,
-        "sector_reason": sector.reason,
-        "cache": cache.cache,
-        "cache_confidence": cache.confidence,
-        "cache_reason": cache.reason,
-        "queue_depth": {"knee": queue.knee,
-                        "knees": queue.knees,
-                        "throttle_max": queue.throttle_max,
-                        "throttle_min": queue.throttle_min,
-                        "confidence": queue.confidence,
-                        "reason": queue.reason},
-        "recommended": recommended,
-        "evidence": {"device": evidence.to_json(),
-                     "sector": sector.evidence,
-                     "sector_scores": {str(k): round(v, 4) for k, v in
-                                       sector.candidates.items()},
-                     "cache": cache.evidence, "queue_depth": queue.evidence},
-    }
+    return CertRecord(
+        target=target.arg,
+        device=target.device,
+        key=disk.key if disk else None,
+        serial=disk.serial if disk else None,
+        firmware=disk.firmware if disk else None,
+        time=now,
+        time_iso=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)),
+        source=source,
+        logical_block_bytes=logical,
+        native_sector_bytes=sector.native,
+        sector_confidence=sector.confidence,
+        sector_reason=sector.reason,
+        cache=cache.cache,
+        cache_confidence=cache.confidence,
+        cache_reason=cache.reason,
+        queue_depth=QueueDepth(knee=queue.knee, knees=queue.knees,
+                               throttle_max=queue.throttle_max,
+                               throttle_min=queue.throttle_min,
+                               confidence=queue.confidence,
+                               reason=queue.reason),
+        recommended=recommend(sector, cache, queue, logical,
+                              disk is not None and disk.ssd),
+        evidence={"device": evidence.to_json(),
+                  "sector": sector.evidence,
+                  "sector_scores": {str(k): round(v, 4) for k, v in
+                                    sector.candidates.items()},
+                  "cache": cache.evidence, "queue_depth": queue.evidence},
+    )
 
 
-def render_verdict(rec: dict) -> str:
-    native = rec["native_sector_bytes"]
-    lines = ["%s%s" % (rec["target"], (' (key "%s", serial %s, firmware '
-                                       '%s)' % (rec["key"], rec["serial"],
-                                                rec["firmware"]))
-                       if rec["key"] else ""),
+def render_verdict(rec: CertRecord) -> str:
+    native = rec.native_sector_bytes
+    lines = ["%s%s" % (rec.target, (' (key "%s", serial %s, firmware '
+                                    '%s)' % (rec.key, rec.serial,
+                                             rec.firmware))
+                       if rec.key else ""),
              "  native sector: %s (confidence %.2f): %s" % (
                  "%d B" % native if native else "inconclusive",
-                 rec["sector_confidence"], rec["sector_reason"]),
+                 rec.sector_confidence, rec.sector_reason),
              "  cache:         %s (confidence %.2f): %s" % (
-                 rec["cache"], rec["cache_confidence"], rec["cache_reason"]),
-             "  queue depth:   %s" % rec["queue_depth"]["reason"]]
+                 rec.cache, rec.cache_confidence, rec.cache_reason),
+             "  queue depth:   %s" % rec.queue_depth.reason]
     rec_text = ", ".join("%s:%s" % (k, str(v).lower() if isinstance(v, bool)
                                     else v)
-                         for k, v in rec["recommended"].items())
+                         for k, v in rec.recommended.items())
     lines.append("  recommended:   %s" % (rec_text or "nothing to change"))
     return "\n".join(lines) + "\n"
 
 
-def result_json(rec: dict) -> dict:
+def result_json(rec: CertRecord) -> dict:
     """The `certify -o json` result object of DESIGN.md (and more)."""
     keys = ("target", "key", "serial", "firmware", "native_sector_bytes",
             "sector_confidence", "cache", "cache_confidence", "queue_depth",
             "recommended", "evidence")
-    return {k: rec[k] for k in keys}
+    doc = rec.to_json()
+    return {k: doc[k] for k in keys}
 
 
-def cmd_certify(host: Host, state_dir: str, timing: CertifySettings,
-                targets: List[str], confirm: List[str], out: TextIO,
-                err: TextIO, as_json: bool = False,
-                trust_timing: bool = False,
-                logical_block: Optional[int] = None) -> int:
+def prepare(host: Host, state_dir: str, targets: List[str],
+            confirm: List[str], logical_block: Optional[int] = None
+            ) -> List[Target]:
+    """Everything certify checks before the first write to any target:
+    the logical block given, the engine, consent and safety for every
+    target (resolve_targets), and a records directory that takes a
+    file.  The targets to measure, in order."""
     if logical_block is not None:
         why = logical_block_problem(logical_block)
         if why:
@@ -316,42 +315,11 @@ def cmd_certify(host: Host, state_dir: str, timing: CertifySettings,
     # Before the first I/O on any target: its data is destroyed, so the
     # result must have somewhere to go.
     records.check_storable(host, state_dir)
-    tty = hasattr(err, "isatty") and err.isatty()
-    done: List[dict] = []
-    try:
-        for target in resolved:
-            started = host.monotonic_ns()
-
-            def progress(phase: str, what: str, value: float,
-                         conf: Optional[float], t=target,
-                         t0=started) -> None:
-                if tty:
-                    err.write("\r%-24s %-6s %-18s %6.1f s %s" % (
-                        t.arg[-24:], phase, what,
-                        (host.monotonic_ns() - t0) / 1e9,
-                        "confidence %.2f" % conf if conf is not None
-                        else "%9.0f IOPS" % value))
-                    err.flush()
-            rec = certify_one(host, target, timing, trust_timing,
-                              logical_block, progress)
-            if tty:
-                err.write("\n")
-            done.append(rec)
-            if not as_json:
-                out.write(render_verdict(rec))
-            _store(host, state_dir, target, rec)
-    except SdtuneError:
-        # The measured targets' data is gone either way: their verdicts
-        # are shown before the error.
-        if as_json and done:
-            out.write(to_json({"results": [result_json(r) for r in done]}))
-        raise
-    if as_json:
-        out.write(to_json({"results": [result_json(r) for r in done]}))
-    return EXIT_OK
+    return resolved
 
 
-def _store(host: Host, state_dir: str, target: Target, rec: dict) -> None:
+def store_record(host: Host, state_dir: str, target: Target,
+                 rec: CertRecord) -> None:
     try:
         records.store(host, state_dir, rec)
     except SdtuneError as e:
@@ -363,69 +331,27 @@ def _store(host: Host, state_dir: str, target: Target, rec: dict) -> None:
                           % (e.reason, target.arg), EXIT_FAILED) from e
 
 
-def _key_cell(key: Optional[str], parsable: bool) -> str:
-    # A file target has no drive key (null): "-" like any unknown field.
-    if key is None:
-        return "-"
-    return key if parsable else '"%s"' % key
+# ------------------------------------------------------------------ infer
 
-
-def _confidence_cell(value: Optional[float]) -> str:
-    return "-" if value is None else "%.2f" % value
-
-
-# Rows are records that passed records.load_checked, so every field has
-# its documented type; optional ones may be missing.
-RESULT_COLUMNS = [
-    ("KEY", lambda r, p: _key_cell(r["key"], p)),
-    ("SERIAL", lambda r, p: text_or_dash(r.get("serial"))),
-    ("FIRMWARE", lambda r, p: text_or_dash(r.get("firmware"))),
-    ("NATIVE", lambda r, p: text_or_dash(r.get("native_sector_bytes"))),
-    ("CONF", lambda r, p: _confidence_cell(r.get("sector_confidence"))),
-    ("CACHE", lambda r, p: text_or_dash(r.get("cache"))),
-    ("WHEN", lambda r, p: text_or_dash(r.get("time_iso"))),
-    ("TARGET", lambda r, p: text_or_dash(r.get("target"))),
-]
-
-
-def cmd_results(host: Host, state_dir: str, out: TextIO,
-                as_json: bool = False, scripted: bool = False,
-                err: Optional[TextIO] = None) -> int:
-    """The stored records; a file that is not one is named in a warning
-    on ``err`` (default stderr) and left out."""
-    recs, problems = records.load_checked(host, state_dir)
-    for problem in problems:
-        (err or sys.stderr).write("sdtune: warning: %s\n" % problem)
-    if as_json:
-        out.write(to_json({"results": recs}))
-    else:
-        out.write(render_table(RESULT_COLUMNS, recs, scripted))
-    return EXIT_OK
-
-
-def cmd_infer(path: str, fmt: Optional[str], text: str, out: TextIO,
-              as_json: bool = False, trust_timing: bool = False,
-              err: Optional[TextIO] = None) -> int:
-    """The certify verdicts from existing vdbench or fio output.  An input
-    that is not a measurement is an error naming the file and the field
-    (exit 4, as for any output sdtune cannot parse), never a verdict.
-    Runs that cannot be used are named on ``err`` (default stderr) and
-    in the record's evidence."""
-    from ..errors import ParseError
-    from .importers import classify, read_benchmark
+def import_benchmark(path: str, text: str, fmt: Optional[str]) -> Imported:
+    """The runs of vdbench or fio output.  An input that is not a
+    measurement is an error naming the file and the field (exit 4, as
+    for any output sdtune cannot parse).  The runs it cannot use and
+    its notes are in Imported.unused and .notes: the caller says them."""
     try:
-        imported = read_benchmark(text, fmt)
+        return read_benchmark(text, fmt)
     except ParseError as e:
         raise SdtuneError("parse", path, "%s%s: %s" % (
             e.command, " " + e.field if e.field else "", e.reason)) \
             from None
+
+
+def infer_record(path: str, imported: Imported,
+                 trust_timing: bool = False) -> CertRecord:
+    """The certify verdicts from imported runs, never a verdict that
+    holds NaN or an infinity (SdtuneError).  The runs that cannot be
+    used are named in the record's evidence."""
     fmt, steps = imported.format, imported.steps
-    for line in imported.unused:
-        (err or sys.stderr).write("sdtune: warning: '%s': not used: %s %s\n"
-                                  % (path, fmt, line))
-    for line in imported.notes:
-        (err or sys.stderr).write("sdtune: note: '%s': %s %s\n"
-                                  % (path, fmt, line))
     sector_steps, pair, qd = classify(steps)
     # Imported runs were measured one after another, with no warm-up
     # interval to drop beyond what the tool itself excluded.
@@ -441,41 +367,36 @@ def cmd_infer(path: str, fmt: Optional[str], text: str, out: TextIO,
                        min((s.bs for s in sector_steps), default=512),
                        0.0, source="%s:%s" % (fmt, path))
     _explain_cache_steps(rec, pair, steps)
-    rec["evidence"]["import"] = {"format": fmt,
-                                 "not_used": imported.unused,
-                                 "notes": imported.notes}
-    _require_finite(path, rec)
-    if as_json:
-        out.write(to_json(result_json(rec)))
-    else:
-        out.write(render_verdict(rec))
-    return EXIT_OK
+    rec.evidence["import"] = {"format": fmt,
+                              "not_used": imported.unused,
+                              "notes": imported.notes}
+    _require_finite(path, rec.to_json())
+    return rec
 
 
-def _explain_cache_steps(rec: dict,
+def _explain_cache_steps(rec: CertRecord,
                          pair: Optional[Tuple[StepResult, StepResult]],
                          steps: List[StepResult]) -> None:
     """Name the imported runs the cache verdict compared, or say why a
     run that flushed could not be used."""
     if pair is not None:
-        rec["evidence"]["cache"]["steps"] = {
+        rec.evidence["cache"]["steps"] = {
             role: dict(step.evidence(0), name=step.name)
             for role, step in zip(("write", "write-flush"), pair)}
         return
     untimed = [s.name for s in steps if not s.flush_timed]
     if untimed:
-        rec["cache_reason"] += (
+        rec.cache_reason = (rec.cache_reason or "") + (
             "; %s flushes after each write, but this fio output does not "
             "time the fsyncs (fio 3.4 and later report them in a \"sync\" "
             "section), so the cost of a flush is unknown"
             % ", ".join(untimed))
 
 
-def _require_finite(path: str, rec: dict) -> None:
+def _require_finite(path: str, doc: dict) -> None:
     """Refuse to print a verdict that holds NaN or an infinity: JSON has
-    no such numbers, and a verdict computed from one is no verdict."""
-    import math
-
+    no such numbers, and a verdict computed from one is no verdict.
+    ``doc`` is the record's JSON document."""
     def walk(value: object, where: str) -> None:
         if isinstance(value, float) and not math.isfinite(value):
             raise SdtuneError("infer", path, "%s is %s, not a finite "
@@ -488,4 +409,4 @@ def _require_finite(path: str, rec: dict) -> None:
         elif isinstance(value, (list, tuple)):
             for i, item in enumerate(value):
                 walk(item, "%s[%d]" % (where, i))
-    walk(rec, "")
+    walk(doc, "")

@@ -1,0 +1,229 @@
+"""The system whose sd.conf the tune commands change (TuneSite), and the
+work behind plan, apply, rollback and recover that is not the command
+line: closing a transaction a crash left open, making the plan, and
+checking a saved plan or a journal entry before it is applied.  Prints
+nothing: what an operator should hear comes back as text.
+"""
+
+from dataclasses import dataclass
+from typing import List, NamedTuple, Optional, Tuple
+
+from ..certify import records
+from ..errors import LockedError, RefusedError, SdtuneError, UsageError
+from ..host import Host
+from ..inventory.disks import Inventory, take_inventory
+from ..knowndrives import load_table
+from ..sdconf.edit import unified_diff
+from .journal import OPEN_STATES, Entry, Journal, sha256
+from .plan import Overrides, Plan, load_plan, make_plan, recheck_saved
+from .transaction import Transaction
+from .verify import verify_all
+
+
+@dataclass
+class TuneSite:
+    """Where the changes go and how they are kept: the host, its sd.conf
+    and state directory (system paths), the kernel rules to model, the
+    backup generations to keep and the known-drives table."""
+
+    host: Host
+    sd_conf: str
+    state_dir: str
+    flavour: str
+    generations: int
+    known_drives: Optional[str] = None
+
+    def transaction(self) -> Transaction:
+        return Transaction(self.host, self.sd_conf, self.state_dir,
+                           self.flavour, self.generations)
+
+    def verifier(self):
+        def verify() -> List[dict]:
+            return [s.to_json() for s in verify_all(self.host, self.sd_conf,
+                                                    self.flavour)]
+        return verify
+
+    def journal(self) -> Journal:
+        return Journal(self.host, self.state_dir)
+
+
+def recover_open(site: TuneSite, changes: bool = False) -> List[str]:
+    """Close transactions a crash left open, unless another sdtune is
+    running one right now (it holds the lock); what was done or could
+    not be, one line each ("warning: ..." or "recovered: ...").
+
+    Only root can finish a change; an ordinary user is told about it and
+    goes on reading.  When an open transaction cannot be closed (sd.conf
+    matches neither side), a command that only reads is warned and goes
+    on; one that ``changes`` sd.conf gets the RefusedError.
+    """
+    said: List[str] = []
+    try:
+        entries, bad = site.journal().scan()
+    except SdtuneError as e:
+        if changes:
+            raise
+        return ["warning: cannot check for an interrupted change: %s" % e]
+    for b in bad:
+        said.append("warning: skipping journal entry %s: %s"
+                    % (b.path, b.reason))
+    open_ids = [e.id for e in entries if e.state in OPEN_STATES]
+    if not open_ids:
+        return said
+    if not site.host.is_root():
+        said.append("warning: journal entry %s is an interrupted change; "
+                    "'sdtune recover' as root completes or undoes it"
+                    % ", ".join(open_ids))
+        return said
+    tx = site.transaction()
+    try:
+        with tx.lock():
+            said.extend("recovered: %s" % line
+                        for line in tx.recover(site.verifier()))
+    except LockedError:
+        pass
+    except RefusedError as e:
+        if changes:
+            raise
+        said.append("warning: %s" % e)
+    return said
+
+
+def recover_now(site: TuneSite, accept_current: bool) -> List[str]:
+    """`sdtune recover`: what every command does first, on demand; with
+    ``accept_current``, close what cannot be closed otherwise, keeping
+    sd.conf as it is (journalled).  What was done, one line each."""
+    tx = site.transaction()
+    with tx.lock():
+        try:
+            said = tx.recover(site.verifier())
+        except RefusedError:
+            if not accept_current:
+                raise
+            said = tx.accept_current()
+    return said or ["nothing to recover: no interrupted change"]
+
+
+def open_change(site: TuneSite) -> str:
+    """Whether an interrupted command left sd.conf half changed, said
+    for the operator (read-only)."""
+    open_entries = [e for e in site.journal().entries()
+                    if e.state in OPEN_STATES]
+    if not open_entries:
+        return "no change to sd.conf is half done"
+    e = open_entries[-1]
+    where = "sd.conf was written, update_drv has not run" \
+        if e.state == "written" else "sd.conf may have been written"
+    return ("journal entry %s (%s) is half done (%s): the next sdtune "
+            "command, or 'sdtune recover', completes or undoes it"
+            % (e.id, e.action, where))
+
+
+def build_plan(site: TuneSite, overrides: Overrides
+               ) -> Tuple[Plan, Inventory, str]:
+    """The plan made now, the inventory it rests on, and the sd.conf text
+    it starts from.  Record files that cannot be used are added to the
+    inventory's notes: the plan is made without them."""
+    host = site.host
+    text = host.read_bytes(host.sys_path(site.sd_conf)).decode("latin-1")
+    inv = take_inventory(host)
+    recs, problems = records.load_checked(host, site.state_dir)
+    inv.notes.extend(problems)
+    table = load_table(host, site.known_drives)
+    return make_plan(text, site.sd_conf, site.flavour, inv, recs, table,
+                     overrides, host.now()), inv, text
+
+
+class ToApply(NamedTuple):
+    """What `apply` would do: the plan (None when sd.conf already is a
+    saved plan's result) and the inventory it rests on."""
+
+    plan: Optional[Plan]
+    inventory: Optional[Inventory]
+
+
+def plan_to_apply(site: TuneSite, plan_path: Optional[str],
+                  overrides: Overrides) -> ToApply:
+    """The plan made now, or a saved one screened again against the
+    sd.conf, inventory, records and table of now (plan.recheck_saved).
+    A saved plan for another sd.conf, or made from another text of this
+    one, is refused."""
+    if not plan_path:
+        plan, inv, _ = build_plan(site, overrides)
+        return ToApply(plan, inv)
+    saved = load_plan(site.host, plan_path)
+    if saved.sd_conf != site.sd_conf:
+        raise RefusedError("apply", plan_path, "the plan is for %s, this "
+                           "system's sd.conf is %s"
+                           % (saved.sd_conf, site.sd_conf))
+    fresh, inv, text = build_plan(site, overrides)
+    if fresh.base_sha256 == saved.new_sha256:
+        return ToApply(None, None)
+    if fresh.base_sha256 != saved.base_sha256:
+        raise RefusedError("apply", plan_path, "sd.conf changed since the "
+                           "plan was made (sha256 %s, the plan was made "
+                           "from %s): make a new plan"
+                           % (fresh.base_sha256[:16],
+                              saved.base_sha256[:16]))
+    return ToApply(recheck_saved(saved, fresh, text, plan_path), inv)
+
+
+def apply_summary(plan: Plan) -> List[str]:
+    """The journal's one line per key: `KEY name:value, ...`."""
+    return ["%s %s" % (c.key, ", ".join("%s:%s" % kv
+                                        for kv in c.set.items()))
+            for c in plan.changes]
+
+
+class RollbackTo(NamedTuple):
+    """A finished journal entry that can be rolled back now: the sd.conf
+    of before it, and the diff from the current one."""
+
+    entry: Entry
+    old: bytes
+    diff: str
+
+
+def rollback_to(site: TuneSite, entry_id: Optional[str],
+                last: bool) -> RollbackTo:
+    """The entry to roll back (by id, or the newest with ``last``),
+    refused unless its saved copy is there and intact and sd.conf is
+    still what the entry wrote."""
+    journal = site.journal()
+    entries = [e for e in journal.entries()
+               if e.state in ("done", "recovered")]
+    if last:
+        if not entries:
+            raise UsageError("rollback", journal.dir, "no change to roll "
+                             "back")
+        entry = entries[-1]
+    else:
+        wanted = _entry_id(entry_id or "")
+        found = [e for e in entries if e.id == wanted]
+        if not found:
+            raise UsageError("rollback", entry_id or "", "no finished "
+                             "journal entry with that id (sdtune history)")
+        entry = found[0]
+    if not journal.has_copy(entry.id, "old"):
+        raise RefusedError("rollback", entry.id, "its saved copy was pruned"
+                           " (only the newest generations are kept)")
+    old = journal.copy(entry.id, "old")
+    if sha256(old) != entry.old_sha256:
+        raise RefusedError("rollback", entry.id, "the saved copy does not "
+                           "match the journal's checksum")
+    host = site.host
+    current = host.read_bytes(host.sys_path(site.sd_conf))
+    if sha256(current) != entry.new_sha256:
+        raise RefusedError("rollback", entry.id, "sd.conf changed after "
+                           "this entry (sha256 %s, entry wrote %s): roll "
+                           "back the later entries first"
+                           % (sha256(current)[:16], entry.new_sha256[:16]))
+    diff = unified_diff(current.decode("latin-1"), old.decode("latin-1"),
+                        site.sd_conf,
+                        site.sd_conf + " (entry %s)" % entry.id)
+    return RollbackTo(entry, old, diff)
+
+
+def _entry_id(text: str) -> str:
+    """A journal id as the operator may type it: 000001 or 1."""
+    return "%06d" % int(text) if text.isdigit() and len(text) <= 6 else text

@@ -1,0 +1,32 @@
+"""What both engine test files share: where sdio is, its exit codes, and
+running it as a program (the `sdio` fixture that builds it is in
+conftest.py)."""
+
+import json
+import os
+import subprocess
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ENGINE_DIR = os.path.join(ROOT, "plugin", "engine")
+SDIO = os.path.join(ENGINE_DIR, "sdio")
+SHM = "/dev/shm"
+MIB = 1 << 20
+
+EXIT_OK, EXIT_USAGE, EXIT_SETUP, EXIT_IO, EXIT_SCSI = 0, 1, 2, 3, 4
+
+
+def run(sdio, *args, stdin=None, expect=EXIT_OK, prefix=()):
+    """sdio ARGS (after an optional wrapper such as strace), asserting
+    its exit status."""
+    proc = subprocess.run(list(prefix) + [sdio] + [str(a) for a in args],
+                          input=stdin, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == expect, (proc.returncode, proc.stdout,
+                                       proc.stderr)
+    return proc
+
+
+def run_json(sdio, *args, expect=EXIT_OK, prefix=()):
+    """The JSON document of `sdio ARGS --json`."""
+    proc = run(sdio, *args, "--json", expect=expect, prefix=prefix)
+    return json.loads(proc.stdout)
