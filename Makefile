@@ -14,6 +14,10 @@
 #                the launcher, package, engine, D scripts, man pages and
 #                the shipped defaults (PREFIX/lib/sdtune/conf/sdtune.conf)
 #                under DESTDIR; nothing in /etc (gmake on illumos)
+#   make install-engine DESTDIR=... PREFIX=/usr
+#                the sdio engine alone (PREFIX/lib/sdtune/bin/sdio): for
+#                an appliance without Python 3 that sdtune drives over
+#                SSH (sdtune --host)
 #   make package build/sdtune.p5m, the IPS manifest of what install
 #                installs (into build/proto unless DESTDIR is given)
 
@@ -41,7 +45,7 @@ INST_SBIN = $(DESTDIR)$(PREFIX)/sbin
 INST_LIB = $(DESTDIR)$(PREFIX)/lib/sdtune
 INST_MAN = $(DESTDIR)$(PREFIX)/share/man
 
-.PHONY: all check deps test lint demo demo-sdconf bench fuzz faults clean install package
+.PHONY: all check deps test lint demo demo-sdconf bench fuzz faults clean install install-engine package
 
 all: engine
 
@@ -72,12 +76,13 @@ demo: deps engine
 demo-sdconf: deps
 	@PYTHON=$(PYTHON) sh tests/demo-sdconf.sh
 
-bench: engine
+bench: deps engine
 	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_sdconf.py
 	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_inventory.py
 	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_sdio.py
 	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_certify.py
 	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_sim.py
+	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_remote.py
 
 # make fuzz: the sd.conf engine, then every importer and command-output
 # parser (tests/fuzz/fuzz_inputs.py: 15 targets, FUZZ_INPUTS inputs each;
@@ -128,6 +133,16 @@ install: engine
 	done; \
 	inst 0444 conf/sdtune.8 "$(INST_MAN)/man8/sdtune.8"; \
 	inst 0444 conf/sdtune.conf.5 "$(INST_MAN)/man5/sdtune.conf.5"
+
+# An appliance that sdtune reaches over SSH needs the engine only: its
+# `sdio serve` does there what the Python package does on a machine that
+# runs sdtune.  Built on the appliance (gmake, gcc) or for it.
+install-engine: engine
+	@set -e; umask 022; mkdir -p "$(INST_LIB)/bin"; \
+	rm -f "$(INST_LIB)/bin/sdio"; \
+	cp $(ENGINE_BIN) "$(INST_LIB)/bin/sdio"; \
+	chmod 0555 "$(INST_LIB)/bin/sdio"; \
+	echo "install -m 0555 $(ENGINE_BIN) $(INST_LIB)/bin/sdio"
 
 # The file and dir actions are generated from the proto area, so the
 # manifest lists exactly what install installed; conf/sdtune.p5m holds

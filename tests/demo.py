@@ -12,7 +12,9 @@ drive (tests/emu) that really takes the I/O:
                            was created with ashift 9
 
 and runs: disks, certify (and a refused certify of the pool member),
-plan, apply, verify, a simulated reboot, verify, audit and rollback.
+plan, apply, verify, a simulated reboot, verify, audit and rollback; one
+step runs over SSH (`sdtune --host`), through a real OpenSSH server on
+127.0.0.1 that serves the same appliance (tests/ssh/sshd.py).
 Everything lives in a temporary directory, removed at the end; the
 emulated drives are stopped whatever happens.
 """
@@ -28,6 +30,7 @@ sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.join(REPO, "tests"))
 
 from emu.drive import EmulatedDrive  # noqa: E402
+from ssh.sshd import Sshd  # noqa: E402
 from tests.sim.appliance import Appliance  # noqa: E402
 
 CERTIFY = ("\n[certify]\ninterval_s = 0.1\nmin_intervals = 6\n"
@@ -48,11 +51,11 @@ class Demo:
         self.app = None
         self.t0 = time.monotonic()
 
-    def sdtune(self, *args: str) -> int:
+    def sdtune(self, *args: str, config: str = None) -> int:
         shown = " ".join('"%s"' % a if " " in a else a for a in args)
         print("\n$ sdtune %s" % shown.replace(self.work + "/", ""))
         sys.stdout.flush()
-        proc = self.app.sdtune(*args)
+        proc = self.app.sdtune(*args, config=config)
         sys.stdout.write(proc.stdout.replace(self.work + "/", ""))
         sys.stdout.write(proc.stderr.replace(self.work + "/", ""))
         if proc.returncode:
@@ -96,6 +99,7 @@ class Demo:
         self.sdtune("apply", plan, "--yes")
         self.say("sd reads sd.conf only when a disk attaches:")
         self.sdtune("verify")
+        self.remote()
         self.say("Simulated reboot.")
         self.app.reboot()
         self.sdtune("verify")
@@ -110,6 +114,19 @@ class Demo:
         self.sdtune("verify")
         print("\n# demo finished in %.0f s; cleaning up"
               % (time.monotonic() - self.t0))
+
+    def remote(self) -> None:
+        """The same appliance seen from another machine: one ssh session,
+        the engine serving files and commands there."""
+        with Sshd(os.path.join(self.work, "sshd")) as sshd:
+            config = os.path.join(self.work, "remote.conf")
+            with open(self.app.config) as f, open(config, "w") as g:
+                g.write(f.read() + "\n[ssh]\noptions = -F %s\n"
+                        % sshd.config_path)
+            self.say("From an administrator's workstation, over SSH (the "
+                     "appliance needs only the engine, no Python): the "
+                     "same journal, the same answers.")
+            self.sdtune("--host", sshd.alias, "history", config=config)
 
 
 def main() -> int:

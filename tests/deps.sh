@@ -2,16 +2,20 @@
 # Install what the tests need when it is missing; quick when all is there.
 # Debian packages: ksh (ksh93, for the launcher), shellcheck, mandoc, a C
 # compiler (the fake libdiskmgt of tests/sim/libdiskmgt) and libnvpair3linux
-# (the real libnvpair the ctypes layer is tested against; it lives in the
+# (the real libnvpair the engine's `sdio diskmgt` is tested against; it lives in the
 # contrib component, which is enabled on the existing Debian source).
 # strace, fio, pkg-config, nbdkit, nbdkit-plugin-dev, libnbd-bin and fuse3
-# for the engine and the emulated drives.  Python packages: pytest,
+# for the engine and the emulated drives.  openssh-server and
+# openssh-client for the --host tests (tests/ssh runs its own sshd on
+# 127.0.0.1; the system's ssh service is neither started nor left
+# enabled by the install).  Python packages: pytest,
 # hypothesis, pyflakes and pycodestyle (test-only: the product itself uses
 # the standard library alone).
 set -eu
 
 DEB822=/etc/apt/sources.list.d/debian.sources
 ONELINE=/etc/apt/sources.list
+POLICY=/usr/sbin/policy-rc.d
 
 have_nvpair() {
 	for f in /lib/*/libnvpair.so.* /usr/lib/*/libnvpair.so.* \
@@ -106,6 +110,11 @@ command -v nbdkit >/dev/null 2>&1 || missing="$missing nbdkit"
 [ -f /usr/include/nbdkit-plugin.h ] || missing="$missing nbdkit-plugin-dev"
 command -v nbdfuse >/dev/null 2>&1 || missing="$missing libnbd-bin"
 command -v fusermount3 >/dev/null 2>&1 || missing="$missing fuse3"
+# The --host tests start their own sshd on 127.0.0.1 (tests/ssh/sshd.py).
+need_sshd=no
+[ -x /usr/sbin/sshd ] || need_sshd=yes
+[ "$need_sshd" = no ] || missing="$missing openssh-server"
+[ -x /usr/bin/ssh ] || missing="$missing openssh-client"
 need_nvpair=no
 have_nvpair || need_nvpair=yes
 
@@ -124,9 +133,48 @@ if [ -n "$missing" ] || [ "$need_nvpair" = yes ]; then
 	fi
 	echo "tests/deps.sh: installing$missing"
 	apt-get update -qq
+	# No package may start a service: openssh-server's postinst would
+	# start a system sshd on port 22.  invoke-rc.d and deb-systemd-invoke
+	# both obey policy-rc.d, and 101 means "action forbidden".  An
+	# existing policy (Docker images ship one that exits 101) is kept;
+	# ours is removed again however the install ends.
+	own_policy=no
+	if [ ! -e "$POLICY" ]; then
+		own_policy=yes
+		trap 'rm -f "$POLICY"' EXIT
+		trap 'exit 1' HUP INT TERM
+		printf '#!/bin/sh\n# tests/deps.sh: no service starts\nexit 101\n' \
+		    >"$POLICY"
+		chmod 0755 "$POLICY"
+	fi
+	old_pid=$(cat /run/sshd.pid 2>/dev/null || :)
 	# shellcheck disable=SC2086 # word splitting of the list is wanted
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing \
 	    >/dev/null
+	if [ "$own_policy" = yes ]; then
+		rm -f "$POLICY"
+		trap - EXIT HUP INT TERM
+	fi
+	if [ "$need_sshd" = yes ]; then
+		# The postinst enables the service for the next boot: undo
+		# that, the tests run their own sshd.
+		if command -v deb-systemd-helper >/dev/null 2>&1; then
+			deb-systemd-helper disable ssh.service ssh.socket \
+			    >/dev/null 2>&1 || :
+		fi
+		if [ -e /etc/init.d/ssh ]; then
+			update-rc.d ssh disable >/dev/null 2>&1 || :
+		fi
+		# Belt and braces: a system sshd that the install started
+		# anyway (a foreign policy that allowed it) is stopped.
+		new_pid=$(cat /run/sshd.pid 2>/dev/null || :)
+		if [ -n "$new_pid" ] && [ "$new_pid" != "$old_pid" ] &&
+		    [ -d "/proc/$new_pid" ]; then
+			echo "tests/deps.sh: stopping the sshd the install" \
+			    "started (pid $new_pid)"
+			kill "$new_pid" 2>/dev/null || :
+		fi
+	fi
 fi
 
 PYTHON=${PYTHON:-python3}

@@ -30,6 +30,11 @@ static const char usage_head[] =
 "usage: sdio [options] TARGET\n"
 "       sdio paired [paired options] --arm SPEC [--arm SPEC ...] TARGET\n"
 "       sdio scsi inquiry|vpd PAGE|readcap16|modesense PAGE DEVICE [--json]\n"
+"       sdio serve --root ROOT   (file and command server on stdin/stdout,\n"
+"                                for sdtune --host)\n"
+"       sdio diskmgt --diskmgt LIBPATH --nvpair LIBPATH [--no-inuse]\n"
+"                                (fixed disks and in-use state from\n"
+"                                libdiskmgt, as JSON)\n"
 "\n";
 static const char usage_tail[] =
 "  --rw write|read       direction (default write)\n"

@@ -5,6 +5,8 @@
  *	sdio [options] TARGET
  *	sdio paired [options] --arm SPEC [--arm SPEC ...] TARGET
  *	sdio scsi inquiry|vpd PAGE|readcap16|modesense PAGE DEVICE [--json]
+ *	sdio serve --root ROOT
+ *	sdio diskmgt --diskmgt LIBPATH --nvpair LIBPATH [--no-inuse]
  *
  * The workload runs qd threads of synchronous I/O on TARGET (a file or a
  * raw device) through a backend's ops table (sync: pread/pwrite; null: no
@@ -24,6 +26,10 @@
  *	report.c	the run mode's JSON and human output
  *	paired.c	`sdio paired`
  *	scsi.c		`sdio scsi`, and the SCSI pass-through
+ *	serve.c		`sdio serve`, sdtune's file and command server on
+ *			stdin/stdout, for use over SSH
+ *	diskmgt.c	`sdio diskmgt`, fixed disks and their in-use state from
+ *			illumos libdiskmgt (dlopen()ed) as JSON
  *	hist.c		the latency histogram and its error bound
  *	json.c		JSON writing helpers
  *	selftest.c	hidden test modes for tests/engine
@@ -38,6 +44,8 @@
  *		the rounds completed before it)
  *	4	a SCSI command failed or the target does not take SCSI
  *		commands (sdio scsi)
+ * sdio diskmgt exits 0 also when libdiskmgt is unavailable (the JSON
+ * says so), 2 only when out of memory or when it cannot write.
  */
 
 #include "sdio.h"
@@ -120,6 +128,10 @@ main(int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "scsi") == 0)
 		return (sdio_scsi_main(argc - 2, argv + 2));
+	if (argc >= 2 && strcmp(argv[1], "serve") == 0)
+		return (sdio_serve_main(argc - 2, argv + 2));
+	if (argc >= 2 && strcmp(argv[1], "diskmgt") == 0)
+		return (sdio_diskmgt_main(argc - 2, argv + 2));
 	if (argc >= 2 && strcmp(argv[1], "paired") == 0)
 		return (sdio_paired_main(argc - 1, argv + 1));
 	if (argc >= 2 && strcmp(argv[1], "--selftest-hist") == 0)

@@ -37,6 +37,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="system root for sd.conf and state")
     parser.add_argument("--config", metavar="FILE",
                         help="configuration overriding sdtune.conf")
+    parser.add_argument("--host", dest="remote", metavar="DEST",
+                        help="work on the appliance DEST over SSH "
+                        "([user@]host or ssh://[user@]host[:port]); -R and "
+                        "the configured paths are then the appliance's")
     sub = parser.add_subparsers(dest="command", metavar="command",
                                 parser_class=Parser)
     sub.required = True
@@ -48,6 +52,17 @@ def build_parser() -> argparse.ArgumentParser:
 def _real_host(root: str, cfg: Config) -> Host:
     return RealHost(root=root, commands=commands_for(cfg),
                     libraries=dict(cfg.libraries))
+
+
+def _ssh_host(dest: str, root: str, cfg: Config) -> Host:
+    from .host.ssh import SshHost, check_destination
+    try:
+        check_destination(dest)
+    except SdtuneError as e:
+        raise UsageError("reach", dest, e.reason) from None
+    ssh, options = cfg.ssh()
+    return SshHost(dest, root, commands_for(cfg), ssh, options,
+                   libraries=dict(cfg.libraries))
 
 
 def _needs_root(args: argparse.Namespace) -> bool:
@@ -206,11 +221,18 @@ def _main(argv: Optional[List[str]], out: TextIO,
     cfg: Optional[Config] = None
     try:
         try:
-            _check_root_dir(args.root, machine)
+            if not args.remote:
+                _check_root_dir(args.root, machine)
             # The configuration is read before -R applies: it names the
-            # commands and paths that the root then scopes.
+            # commands and paths that the root then scopes.  It is this
+            # machine's, also for --host: it says how to reach the
+            # appliance and what is where there.
             cfg = load_config(machine, args.config)
-            host = host_factory(args.root, cfg)
+            if args.remote:
+                host = _ssh_host(args.remote, args.root, cfg)
+                _check_root_dir(args.root, host)
+            else:
+                host = host_factory(args.root, cfg)
             if _needs_root(args) and not host.is_root():
                 raise RefusedError("run", args.command, "must be root")
             if isinstance(out, GuardedOutput):
@@ -237,6 +259,9 @@ def _main(argv: Optional[List[str]], out: TextIO,
         sys.stderr.write("sdtune: cannot %s: out of memory\n"
                          % args.command)
         return EXIT_FAILED
+    finally:
+        if host is not None:
+            host.close()
 
 
 _CHANGING = commands.tune.CHANGING

@@ -110,6 +110,23 @@ class Config:
         value = self.sections.get("audit", {}).get("space_matters", "no")
         return value.lower() in ("yes", "true", "1")
 
+    def ssh(self) -> Tuple[str, List[str]]:
+        """[ssh] ssh (an absolute path) and options (words, split as a
+        shell would, without running one): how `--host` reaches an
+        appliance."""
+        import shlex
+        section = self.sections.get("ssh", {})
+        path = section.get("ssh", "/usr/bin/ssh")
+        if not path.startswith("/"):
+            raise self.error("ssh", "ssh", "[ssh] ssh = '%s': expected an "
+                             "absolute path" % path)
+        try:
+            options = shlex.split(section.get("options", ""), comments=False)
+        except ValueError:
+            raise self.error("ssh", "options", "[ssh] options: an "
+                             "unbalanced quote") from None
+        return path, options
+
     def certify(self) -> "CertifySettings":
         """[certify]: how certification measures."""
         from sdtune.certify.workload import CertifySettings, SettingError

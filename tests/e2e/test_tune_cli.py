@@ -2,7 +2,6 @@
 appliance (issue 5), the refusals that must leave sd.conf unchanged, and
 concurrent applies."""
 
-import hashlib
 import json
 import os
 import subprocess
@@ -14,6 +13,7 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, REPO)
 
 from tests.adversarial.support import inject_record  # noqa: E402
+from tests.e2e.plans import subset_plans  # noqa: E402
 from tests.sim.appliance import Appliance  # noqa: E402
 
 INTEL = "ATA     INTEL SSDSC2BA40"
@@ -184,39 +184,10 @@ def test_changed_base_is_refused(app, tmp_path):
     assert sd_conf(app) == before
 
 
-def _subset_plans(app, tmp_path, n):
-    """n saved plans, each setting a different subset of what the plan
-    made now proposes: all valid alone, all made from the same sd.conf."""
-    import itertools
-    from sdtune.sdconf.edit import Setting, set_tunables
-    full = str(tmp_path / "full.json")
-    assert sdtune(app, "plan", "--save", full).returncode == 0
-    doc = json.load(open(full))
-    change = next(c for c in doc["changes"] if c["key"] == INTEL)
-    items = sorted(change["set"].items())
-    subsets = [s for k in range(1, len(items) + 1)
-               for s in itertools.combinations(items, k)][:n]
-    assert len(subsets) == n, items
-    text = sd_conf(app).decode("latin-1")
-    plans = []
-    for i, subset in enumerate(subsets):
-        new = set_tunables(text, INTEL, [Setting(t, v) for t, v in subset],
-                           doc["flavour"])
-        plan = dict(doc, changes=[{"key": INTEL, "disks": change["disks"],
-                                   "set": dict(subset), "why": []}],
-                    new_text=new, new_sha256=hashlib.sha256(
-                        new.encode("latin-1")).hexdigest())
-        path = str(tmp_path / ("plan%d.json" % i))
-        with open(path, "w") as f:
-            json.dump(plan, f)
-        plans.append(path)
-    return plans
-
-
 def test_eight_concurrent_applies_one_wins(app, tmp_path):
     inject_record(app, INTEL, {"throttle-max": 32, "throttle-min": 8,
                                "disksort": False, "cache-nonvolatile": True})
-    plans = _subset_plans(app, tmp_path, 8)
+    plans = subset_plans(app, tmp_path, 8)
     texts = [json.load(open(p))["new_text"].encode() for p in plans]
     assert len(set(texts)) == 8
     env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,

@@ -124,6 +124,33 @@ def test_classified_idle(tmp_path, emulated_drive, preset, logical, native,
     assert [r["serial"] for r in listed["results"]] == ["E0001"]
 
 
+def test_classified_over_ssh(tmp_path, emulated_drive):
+    """`sdtune --host`: the same certification through a real OpenSSH
+    server on 127.0.0.1, the engine measuring on the appliance's side
+    (`sdio serve` runs it there), gives the verdict a local run gives."""
+    from tests.ssh.sshd import Sshd
+    drive = emulated_drive("512e", "volatile")
+    app = appliance(tmp_path, [disk("c5t0d0", 0, drive.path, 512, False,
+                                    "E0003")])
+    with Sshd(str(tmp_path / "sshd")) as sshd:
+        config = str(tmp_path / "remote.conf")
+        with open(app.config) as f, open(config, "w") as g:
+            g.write(f.read() + "\n[ssh]\noptions = -F %s\n"
+                    % sshd.config_path)
+        proc = app.sdtune("--host", sshd.alias, "certify", "c5t0d0",
+                          "--confirm", "c5t0d0", "-o", "json",
+                          config=config)
+        assert proc.returncode == 0, proc.stderr
+        res = json.loads(proc.stdout)["results"][0]
+        check_verdict(res, drive, 4096, "volatile")
+        listed = json.loads(app.sdtune("--host", sshd.alias, "results",
+                                       "-o", "json", config=config).stdout)
+    assert [r["serial"] for r in listed["results"]] == ["E0003"]
+    # The record is on the appliance, where a local sdtune finds it.
+    local = json.loads(sdtune(app, "results", "-o", "json").stdout)
+    assert local == listed
+
+
 @pytest.mark.parametrize("preset, logical, native", PRESETS)
 @pytest.mark.parametrize("cache", ["volatile", "nonvolatile"])
 def test_classified_with_two_cpu_hogs(tmp_path, emulated_drive, cpu_hogs,

@@ -164,6 +164,24 @@ def test_other_prefix(tmp_path):
     assert "/usr/lib/sdtune/bin/sdio" not in text
 
 
+def test_install_engine_installs_the_engine_alone(tmp_path):
+    """What an appliance without Python 3 needs for `sdtune --host`: the
+    engine at the path the shipped [commands] sdio names, and that it
+    serves."""
+    root = str(tmp_path / "proto")
+    make("install-engine", "DESTDIR=%s" % root, "PREFIX=/usr")
+    make("install-engine", "DESTDIR=%s" % root, "PREFIX=/usr")  # again
+    assert tree(root) == {
+        "usr": ("dir", 0o755), "usr/lib": ("dir", 0o755),
+        "usr/lib/sdtune": ("dir", 0o755),
+        "usr/lib/sdtune/bin": ("dir", 0o755),
+        "usr/lib/sdtune/bin/sdio": ("file", 0o555)}
+    proc = subprocess.run([os.path.join(root, "usr/lib/sdtune/bin/sdio"),
+                           "serve", "--root", "/"], input=b"hello 0\n",
+                          capture_output=True, timeout=30)
+    assert proc.returncode == 0 and proc.stdout.startswith(b"ok 5\n")
+
+
 def test_reinstall_over_read_only_files(tmp_path):
     root = install(tmp_path / "proto")
     install(tmp_path / "proto")

@@ -300,7 +300,8 @@ def test_lock_excludes_other_process(tmp_path):
     path = str(tmp_path / "apply.lock")
     child = textwrap.dedent("""
         import sys
-        from sdtune.host import RealHost, HostError
+        from sdtune.host import RealHost
+        from sdtune.errors import HostError
         try:
             with RealHost().lock(sys.argv[1]):
                 print("got it")

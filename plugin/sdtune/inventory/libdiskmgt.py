@@ -1,12 +1,17 @@
-"""Fixed disks and their in-use state from illumos libdiskmgt, via ctypes.
+"""Fixed disks and their in-use state from illumos libdiskmgt, via the
+engine.
 
 One job: ask libdiskmgt, the library behind diskinfo(8) and zpool's in-use
 check, which fixed disks exist, what their drives report, and whether any
-slice of each is in use.  Runs no commands: the libraries "diskmgt" and
-"nvpair" come from the host's [libraries] allow-list (``host.load_library``).
+slice of each is in use.  The library is asked by sdtune's C engine,
+``sdio diskmgt --diskmgt LIBPATH --nvpair LIBPATH [--no-inuse]``
+(plugin/engine/diskmgt.c), run through ``host.run("sdio", ...)``, so it
+works the same on the machine itself and over SSH, where the appliance has
+no Python.  The library paths are the host's [libraries] "diskmgt" and
+"nvpair" (``host.libraries``); the engine dlopen()s them.
 
-What it calls, following illumos usr/src/cmd/diskinfo/diskinfo.c and
-usr/src/cmd/zpool/zpool_vdev.c check_disk() (facts §9, §10):
+What the engine calls, following illumos usr/src/cmd/diskinfo/diskinfo.c
+and usr/src/cmd/zpool/zpool_vdev.c check_disk() (facts §9, §10):
 
 * ``dm_get_descriptors(DM_MEDIA, {DM_DT_FIXED, DM_FILTER_END})``;
 * per media: ``dm_get_attributes()`` ("size" uint64 blocks, "blocksize"
@@ -17,79 +22,32 @@ usr/src/cmd/zpool/zpool_vdev.c check_disk() (facts §9, §10):
   &err)``.  The check is per slice (a whole-disk ZFS member is found on s0),
   and DM_WHO_ZPOOL reports every kind of use.
 
-Whatever the library allocates is freed as libdiskmgt.h requires:
+Whatever the library allocates the engine frees as libdiskmgt.h requires:
 descriptor arrays with dm_free_descriptors(), names with dm_free_name(),
 attribute lists with nvlist_free(), in-use messages with free().
 
 Any failure for one disk is recorded in that disk's ``error``; the caller
-must then treat the disk as in use.  A library that cannot be loaded gives
-``available=False`` and a reason instead of an exception (the caller falls
-back to diskinfo and says so).  ``parse_inuse_message()`` classifies one
-in-use message; it is pure.
+must then treat the disk as in use.  A library that cannot be loaded, an
+engine that cannot be run or that answers with anything but its JSON
+document gives ``available=False`` and a reason instead of an exception
+(the caller falls back to diskinfo and says so).  NOINUSE_CHECK in
+sdtune's environment makes libdiskmgt skip its check in-process, so the
+engine is then told not to check (--no-inuse) and every disk is
+undecided.  ``parse_diskmgt_json()`` and ``parse_inuse_message()`` are
+pure.
 """
 
-import ctypes
+import json
 import os
 import re
-from ctypes import (POINTER, byref, c_char_p, c_int, c_uint32, c_uint64,
-                    c_void_p)
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..errors import HostError
 from ..host import Host
 
-# dm_desc_type_t, usr/src/lib/libdiskmgt/common/libdiskmgt.h.
-DM_DRIVE = 0
-DM_CONTROLLER = 1
-DM_MEDIA = 2
-DM_SLICE = 3
-DM_PARTITION = 4
-DM_PATH = 5
-DM_ALIAS = 6
-DM_BUS = 7
-
-# dm_drive_type_t DM_DT_FIXED (libdiskmgt.h).  A DM_MEDIA filter is compared
-# with dm_media_type_t in media.c apply_filter(), where DM_MT_FIXED is also
-# 1; diskinfo passes DM_DT_FIXED, and so does this module.
-DM_DT_FIXED = 1
-DM_FILTER_END = -1
-
-# dm_who_type_t (libdiskmgt.h).
-DM_WHO_MKFS = 0
-DM_WHO_ZPOOL = 1
-DM_WHO_ZPOOL_FORCE = 2
-DM_WHO_FORMAT = 3
-DM_WHO_SWAP = 4
-DM_WHO_DUMP = 5
-DM_WHO_ZPOOL_SPARE = 6
-
-# Attribute names (libdiskmgt.h).
-DM_SIZE = "size"
-DM_BLOCKSIZE = "blocksize"
-DM_VENDOR_ID = "vendor_id"
-DM_PRODUCT_ID = "product_id"
-DM_OPATH = "opath"
-DM_REMOVABLE = "removable"
-DM_SOLIDSTATE = "solid_state"
-DM_RPM = "rpm"
-DM_CTYPE = "ctype"
-
-# data_type_t, usr/src/uts/common/sys/nvpair.h (the same enum, and ABI, in
-# the OpenZFS libnvpair that Linux distributions ship).
-DATA_TYPE_UNKNOWN = 0
-DATA_TYPE_BOOLEAN = 1
-DATA_TYPE_BYTE = 2
-DATA_TYPE_INT16 = 3
-DATA_TYPE_UINT16 = 4
-DATA_TYPE_INT32 = 5
-DATA_TYPE_UINT32 = 6
-DATA_TYPE_INT64 = 7
-DATA_TYPE_UINT64 = 8
-DATA_TYPE_STRING = 9
-DATA_TYPE_BOOLEAN_VALUE = 21
-
-_DescArray = POINTER(c_uint64)
+ENGINE = "sdio"
+_JSON_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -142,284 +100,173 @@ class DiskmgtResult:
     reason: str = ""
 
 
-class _DmError(Exception):
-    """A libdiskmgt call failed; str() is a sentence for DmDisk.error."""
-
-    def __init__(self, what: str, errno_: int = 0) -> None:
-        if errno_:
-            text = "cannot %s: %s (errno %d)" % (what, os.strerror(errno_),
-                                                 errno_)
-        else:
-            text = "cannot %s" % what
-        super().__init__(text)
+class _BadDisk(Exception):
+    """A disk entry of the engine's document is malformed; str() says
+    how, in our words."""
 
 
-def _text(raw: bytes) -> str:
-    return raw.decode("utf-8", errors="replace")
+def _unavailable(reason: str) -> "DiskmgtResult":
+    return DiskmgtResult([], False, reason)
 
 
-class _Api:
-    """The libdiskmgt and libnvpair entry points, with their C types."""
+def _library(host: Host, name: str) -> str:
+    """The configured absolute path of library ``name``; raises HostError
+    as the [libraries] allow-list refuses anything else."""
+    path = host.libraries.get(name)
+    if path is None:
+        raise HostError("load", name, "not in the [libraries] allow-list")
+    if not os.path.isabs(path):
+        raise HostError("load", path,
+                        "configured path for '%s' is not absolute" % name)
+    return path
 
-    def __init__(self, dm: ctypes.CDLL, nv: ctypes.CDLL) -> None:
-        def fn(lib, name, restype, argtypes):
-            # lib[name] is a fresh function object, so setting its types
-            # cannot disturb another user of the same library.
-            f = lib[name]
-            f.restype = restype
-            f.argtypes = argtypes
-            return f
 
-        pint = POINTER(c_int)
-        self.get_descriptors = fn(dm, "dm_get_descriptors", _DescArray,
-                                  [c_int, pint, pint])
-        self.get_associated = fn(dm, "dm_get_associated_descriptors",
-                                 _DescArray, [c_uint64, c_int, pint])
-        self.free_descriptors = fn(dm, "dm_free_descriptors", None,
-                                   [_DescArray])
-        self.get_attributes = fn(dm, "dm_get_attributes", c_void_p,
-                                 [c_uint64, pint])
-        self.get_name = fn(dm, "dm_get_name", c_void_p, [c_uint64, pint])
-        self.free_name = fn(dm, "dm_free_name", None, [c_void_p])
-        self.inuse = fn(dm, "dm_inuse", c_int,
-                        [c_char_p, POINTER(c_void_p), c_int, pint])
-        # dm_inuse()'s message comes from malloc() in the library's libc;
-        # the library's own lookup scope finds that libc's free().
-        self.free = fn(dm, "free", None, [c_void_p])
-        self.nvlist_free = fn(nv, "nvlist_free", None, [c_void_p])
-        self.next_nvpair = fn(nv, "nvlist_next_nvpair", c_void_p,
-                              [c_void_p, c_void_p])
-        self.nvpair_name = fn(nv, "nvpair_name", c_char_p, [c_void_p])
-        self.nvpair_type = fn(nv, "nvpair_type", c_int, [c_void_p])
-        self.value_string = fn(nv, "nvpair_value_string", c_int,
-                               [c_void_p, POINTER(c_char_p)])
-        self.value_uint32 = fn(nv, "nvpair_value_uint32", c_int,
-                               [c_void_p, POINTER(c_uint32)])
-        self.value_uint64 = fn(nv, "nvpair_value_uint64", c_int,
-                               [c_void_p, POINTER(c_uint64)])
-        self.value_boolean_value = fn(nv, "nvpair_value_boolean_value",
-                                      c_int, [c_void_p, pint])
+def _opt_str(d: Dict[str, Any], key: str) -> Optional[str]:
+    value = d.get(key)
+    if value is not None and not isinstance(value, str):
+        raise _BadDisk("'%s' is not a string" % key)
+    return value
 
-    # -- descriptors ------------------------------------------------------
 
-    def _take(self, array, err: c_int, what: str) -> List[int]:
-        """Copy a 0-terminated descriptor array, then free it."""
+def _opt_int(d: Dict[str, Any], key: str) -> Optional[int]:
+    value = d.get(key)
+    if value is not None and (not isinstance(value, int) or
+                              isinstance(value, bool) or value < 0):
+        raise _BadDisk("'%s' is not a count" % key)
+    return value
+
+
+def _bool(d: Dict[str, Any], key: str) -> bool:
+    value = d.get(key)
+    if not isinstance(value, bool):
+        raise _BadDisk("'%s' is not a boolean" % key)
+    return value
+
+
+def _str_list(d: Dict[str, Any], key: str) -> List[str]:
+    value = d.get(key)
+    if not isinstance(value, list) or \
+            not all(isinstance(v, str) for v in value):
+        raise _BadDisk("'%s' is not a list of strings" % key)
+    return value
+
+
+def _disk(entry: Any) -> DmDisk:
+    """One disk of the engine's document; raises _BadDisk."""
+    if not isinstance(entry, dict):
+        raise _BadDisk("a disk is not an object")
+    name = entry.get("name")
+    if not isinstance(name, str):
+        raise _BadDisk("'name' is not a string")
+    blocks = _opt_int(entry, "size_blocks")
+    block_bytes = _opt_int(entry, "block_bytes")
+    inuse = entry.get("inuse")
+    if not isinstance(inuse, list):
+        raise _BadDisk("'inuse' is not a list")
+    uses = []
+    for use in inuse:
+        if not isinstance(use, dict) or \
+                not isinstance(use.get("slice"), str) or \
+                not isinstance(use.get("message"), str):
+            raise _BadDisk("an 'inuse' entry lacks 'slice' or 'message'")
+        uses.append(DmInuse(use["slice"], use["message"]))
+    errors = _str_list(entry, "errors")
+    return DmDisk(
+        name=name, opath=_opt_str(entry, "opath"),
+        size_bytes=(blocks * block_bytes if blocks is not None and
+                    block_bytes is not None else None),
+        block_bytes=block_bytes, vendor_id=_opt_str(entry, "vendor_id"),
+        product_id=_opt_str(entry, "product_id"),
+        removable=_bool(entry, "removable"),
+        solid_state=_bool(entry, "solid_state"), rpm=_opt_int(entry, "rpm"),
+        ctype=_opt_str(entry, "ctype"), slices=list(_str_list(entry,
+                                                              "slices")),
+        inuse=uses, error="; ".join(errors) if errors else None)
+
+
+def parse_diskmgt_json(text: str, what: str) -> DiskmgtResult:
+    """The result the engine's JSON document ``text`` describes.  Never
+    raises: a document that cannot be read is ``available=False`` with a
+    reason naming ``what`` (the command); a disk entry that cannot be read
+    is a disk with an ``error`` (undecided), named when its name can be."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        return _unavailable("cannot parse the output of '%s': not JSON "
+                            "(at character %d)" % (what, e.pos))
+    except (ValueError, RecursionError):
+        return _unavailable("cannot parse the output of '%s': not JSON"
+                            % what)
+    if not isinstance(doc, dict) or doc.get("version") != _JSON_VERSION \
+            or not isinstance(doc.get("available"), bool) \
+            or not isinstance(doc.get("reason"), str) \
+            or not isinstance(doc.get("disks"), list):
+        return _unavailable("cannot parse the output of '%s': not a "
+                            "version %d diskmgt document" % (
+                                what, _JSON_VERSION))
+    if not doc["available"]:
+        return _unavailable(doc["reason"] or "cannot query libdiskmgt: "
+                            "'%s' gave no reason" % what)
+    disks = []
+    for entry in doc["disks"]:
         try:
-            if err.value != 0:
-                raise _DmError(what, err.value)
-            if not array:
-                raise _DmError(what + " (no list returned)")
-            out = []
-            i = 0
-            while array[i] != 0:
-                out.append(array[i])
-                i += 1
-            return out
-        finally:
-            if array:
-                self.free_descriptors(array)
-
-    def descriptors(self, dtype: int, filter_: List[int],
-                    what: str) -> List[int]:
-        err = c_int(0)
-        cfilter = (c_int * len(filter_))(*filter_)
-        return self._take(self.get_descriptors(dtype, cfilter, byref(err)),
-                          err, what)
-
-    def associated(self, desc: int, dtype: int, what: str) -> List[int]:
-        err = c_int(0)
-        return self._take(self.get_associated(desc, dtype, byref(err)),
-                          err, what)
-
-    def name(self, desc: int, what: str) -> bytes:
-        err = c_int(0)
-        ptr = self.get_name(desc, byref(err))
-        try:
-            if err.value != 0 or not ptr:
-                raise _DmError(what, err.value)
-            return ctypes.string_at(ptr)
-        finally:
-            if ptr:
-                self.free_name(ptr)
-
-    # -- attributes -------------------------------------------------------
-
-    def attributes(self, desc: int, what: str) -> Dict[str, object]:
-        err = c_int(0)
-        nvl = self.get_attributes(desc, byref(err))
-        try:
-            if err.value != 0 or not nvl:
-                raise _DmError(what, err.value)
-            return self.walk(nvl)
-        finally:
-            if nvl:
-                self.nvlist_free(nvl)
-
-    def walk(self, nvl: int) -> Dict[str, object]:
-        """The pairs of an nvlist whose types libdiskmgt attributes use:
-        a DATA_TYPE_BOOLEAN pair has no value, its presence means true."""
-        out: Dict[str, object] = {}
-        pair = self.next_nvpair(nvl, None)
-        while pair:
-            name = _text(self.nvpair_name(pair) or b"")
-            dtype = self.nvpair_type(pair)
-            if dtype == DATA_TYPE_BOOLEAN:
-                out[name] = True
-            elif dtype == DATA_TYPE_BOOLEAN_VALUE:
-                b = c_int()
-                if self.value_boolean_value(pair, byref(b)) == 0:
-                    out[name] = bool(b.value)
-            elif dtype == DATA_TYPE_UINT32:
-                u32 = c_uint32()
-                if self.value_uint32(pair, byref(u32)) == 0:
-                    out[name] = u32.value
-            elif dtype == DATA_TYPE_UINT64:
-                u64 = c_uint64()
-                if self.value_uint64(pair, byref(u64)) == 0:
-                    out[name] = u64.value
-            elif dtype == DATA_TYPE_STRING:
-                s = c_char_p()
-                if self.value_string(pair, byref(s)) == 0 and \
-                        s.value is not None:
-                    out[name] = _text(s.value)
-            pair = self.next_nvpair(nvl, pair)
-        return out
-
-    # -- in use -----------------------------------------------------------
-
-    def inuse_messages(self, slice_name: bytes) -> List[str]:
-        """dm_inuse() for one slice: its reasons, one message each."""
-        msg = c_void_p()
-        err = c_int(0)
-        count = self.inuse(slice_name, byref(msg), DM_WHO_ZPOOL, byref(err))
-        try:
-            text = _text(ctypes.string_at(msg.value)) if msg.value else ""
-        finally:
-            if msg.value:
-                self.free(msg.value)
-        what = "check '%s' for use" % _text(slice_name)
-        if err.value != 0:
-            raise _DmError(what, err.value)
-        if count < 0:
-            raise _DmError(what + " (dm_inuse returned %d)" % count)
-        lines = [line for line in text.split("\n") if line.strip()]
-        if count > 0 and not lines:
-            raise _DmError(what + " (%d uses reported without a message)"
-                           % count)
-        return lines
+            disks.append(_disk(entry))
+        except _BadDisk as e:
+            name = entry.get("name") if isinstance(entry, dict) else None
+            disks.append(DmDisk(
+                name=name if isinstance(name, str) else "", opath=None,
+                size_bytes=None, block_bytes=None, vendor_id=None,
+                product_id=None, removable=False, solid_state=False,
+                rpm=None, ctype=None,
+                error="cannot parse a disk in the output of '%s': %s"
+                      % (what, e)))
+    return DiskmgtResult(disks, True, "")
 
 
-def _str_attr(attrs: Dict[str, object], name: str) -> Optional[str]:
-    value = attrs.get(name)
-    return value if isinstance(value, str) else None
-
-
-def _int_attr(attrs: Dict[str, object], name: str) -> Optional[int]:
-    value = attrs.get(name)
-    return value if isinstance(value, int) and \
-        not isinstance(value, bool) else None
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
 
 
 def disk_name(opath: str) -> str:
     """cXtYdZ from an opath, as diskinfo derives its DISK column: the
-    basename, less a trailing 's' and one digit (p0 and s10 stay)."""
+    basename, less a trailing 's' and one digit (p0 and s10 stay).  The
+    engine names disks by the same rule."""
     base = opath.rsplit("/", 1)[-1]
     if len(base) >= 2 and base[-2] == "s" and base[-1] in "0123456789":
         return base[:-2]
     return base
 
 
-def _query_media(api: _Api, media: int, inuse_disabled: bool) -> DmDisk:
-    disk = DmDisk(name="", opath=None, size_bytes=None, block_bytes=None,
-                  vendor_id=None, product_id=None, removable=False,
-                  solid_state=False, rpm=None, ctype=None)
-    errors: List[str] = []
-
-    # Each step goes on after another fails, so the record says as much as
-    # can be known; any error marks the disk as undecided.
-    try:
-        drives = api.associated(media, DM_DRIVE, "find the drive of a media")
-        if not drives:
-            raise _DmError("find the drive of a media (none)")
-        dattrs = api.attributes(drives[0], "get drive attributes")
-        disk.opath = _str_attr(dattrs, DM_OPATH)
-        disk.vendor_id = _str_attr(dattrs, DM_VENDOR_ID)
-        disk.product_id = _str_attr(dattrs, DM_PRODUCT_ID)
-        disk.removable = dattrs.get(DM_REMOVABLE) is True
-        disk.solid_state = dattrs.get(DM_SOLIDSTATE) is True
-        disk.rpm = _int_attr(dattrs, DM_RPM)
-        if disk.opath:
-            disk.name = disk_name(disk.opath)
-        else:
-            errors.append("the drive reports no opath, so the disk has no "
-                          "name")
-        controllers = api.associated(drives[0], DM_CONTROLLER,
-                                     "find the controller of a drive")
-        if controllers:
-            cattrs = api.attributes(controllers[0],
-                                    "get controller attributes")
-            disk.ctype = _str_attr(cattrs, DM_CTYPE)
-    except _DmError as e:
-        errors.append(str(e))
-
-    try:
-        mattrs = api.attributes(media, "get media attributes")
-        blocks = _int_attr(mattrs, DM_SIZE)
-        disk.block_bytes = _int_attr(mattrs, DM_BLOCKSIZE)
-        if blocks is None or disk.block_bytes is None:
-            errors.append("media attributes lack '%s' or '%s'"
-                          % (DM_SIZE, DM_BLOCKSIZE))
-        else:
-            disk.size_bytes = blocks * disk.block_bytes
-    except _DmError as e:
-        errors.append(str(e))
-
-    try:
-        slices = api.associated(media, DM_SLICE, "list slices")
-        if inuse_disabled:
-            # dm_inuse() returns 0 at once when NOINUSE_CHECK is set.
-            errors.append("cannot check for use: NOINUSE_CHECK is set in "
-                          "the environment")
-        for desc in slices:
-            try:
-                raw = api.name(desc, "get a slice name")
-                disk.slices.append(_text(raw))
-                if not inuse_disabled:
-                    for message in api.inuse_messages(raw):
-                        disk.inuse.append(DmInuse(_text(raw), message))
-            except _DmError as e:
-                errors.append(str(e))
-    except _DmError as e:
-        errors.append(str(e))
-
-    disk.error = "; ".join(errors) if errors else None
-    return disk
-
-
 def query_libdiskmgt(host: Host) -> DiskmgtResult:
     """Every fixed disk with its attributes and in-use reasons.
 
-    Never raises for a missing or unusable library: the result then has
-    ``available=False`` and ``reason`` says why.
+    Never raises for a missing or unusable library or engine: the result
+    then has ``available=False`` and ``reason`` says why.
     """
+    what = ENGINE + " diskmgt"
     try:
-        dm = host.load_library("diskmgt")
-        nv = host.load_library("nvpair")
+        args = ["diskmgt", "--diskmgt", _library(host, "diskmgt"),
+                "--nvpair", _library(host, "nvpair")]
     except HostError as e:
-        return DiskmgtResult([], False, str(e))
+        return _unavailable(str(e))
+    if os.environ.get("NOINUSE_CHECK") is not None:
+        args.append("--no-inuse")
+    if not host.can_run(ENGINE):
+        return _unavailable("cannot run '%s': the engine is not configured "
+                            "in [commands] or not executable" % what)
     try:
-        api = _Api(dm, nv)
-    except AttributeError as e:
-        return DiskmgtResult([], False, "libdiskmgt or libnvpair lacks a "
-                             "function: %s" % e)
-    try:
-        media = api.descriptors(DM_MEDIA, [DM_DT_FIXED, DM_FILTER_END],
-                                "list fixed-disk media")
-    except _DmError as e:
-        return DiskmgtResult([], False, str(e))
-    inuse_disabled = os.environ.get("NOINUSE_CHECK") is not None
-    return DiskmgtResult([_query_media(api, m, inuse_disabled)
-                          for m in media], True, "")
+        res = host.run(ENGINE, args)
+    except HostError as e:
+        return _unavailable(str(e))
+    if res.returncode != 0:
+        detail = _last_line(res.stderr)
+        status = ("killed by signal %d" % -res.returncode
+                  if res.returncode < 0 else
+                  "exit status %d" % res.returncode)
+        return _unavailable("cannot run '%s': %s%s" % (
+            what, status, ": " + detail if detail else ""))
+    return parse_diskmgt_json(res.stdout, what)
 
 
 # -- in-use messages (facts §10, entry.c dm_get_usage_string()) -----------

@@ -16,6 +16,7 @@
  *	slice MEDIA_NAME SLICE_NAME
  *	inuse SLICE_NAME KIND DETAIL
  *	fail SLICE_OR_MEDIA_NAME ERRNO
+ *	attr MEDIA_NAME drive|media|controller ATTR TYPE VALUE
  *
  * KIND is mount, vfstab, fs, swap, dump, lu, vxvm, active_pool,
  * exported_pool, spare or l2cache.  DETAIL is the second field of the
@@ -31,9 +32,18 @@
  * dm_get_descriptors() fail with EINVAL (or ENOENT when it is missing) and
  * says why on stderr.
  *
+ * An "attr" record adds one more pair to the attribute list of a media's
+ * drive, media or controller, after the usual ones (the list has unique
+ * names, so it replaces a pair of the same name): TYPE is boolean (VALUE
+ * ignored), boolean_value (0 or 1), uint32, uint64, int16 or string.  It
+ * lets tests give the caller's nvlist walker every type.
+ *
  * Descriptors are numbers (generation, type, index), so they need no
  * freeing; descriptor arrays and names do, and fake_dm_outstanding() counts
- * the ones not freed yet so tests can check their callers.
+ * the ones not freed yet so tests can check their callers.  A caller in
+ * another process (sdtune's engine) is checked through the file
+ * diskmgt.outstanding beside diskmgt.tsv: when it exists at process exit,
+ * the count is written into it.
  */
 
 #define	_GNU_SOURCE		/* dladdr() on glibc */
@@ -47,6 +57,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /*
  * The few libnvpair entry points used, as declared by illumos
@@ -60,6 +71,8 @@ extern int nvlist_add_boolean(nvlist_t *, const char *);
 extern int nvlist_add_uint32(nvlist_t *, const char *, uint32_t);
 extern int nvlist_add_uint64(nvlist_t *, const char *, uint64_t);
 extern int nvlist_add_string(nvlist_t *, const char *, const char *);
+extern int nvlist_add_boolean_value(nvlist_t *, const char *, int);
+extern int nvlist_add_int16(nvlist_t *, const char *, int16_t);
 
 #define	NV_UNIQUE_NAME		0x1
 #define	NV_UNIQUE_NAME_TYPE	0x2
@@ -106,6 +119,7 @@ typedef enum {
 #define	DM_USE_L2CACHE_ZPOOL	"l2cache_zpool"
 
 #define	DATA_FILE	"diskmgt.tsv"
+#define	COUNT_FILE	"diskmgt.outstanding"
 #define	DSK_DIR		"/dev/dsk/"
 #define	RDSK_DIR	"/dev/rdsk/"
 #define	MAXFIELDS	12
@@ -137,6 +151,14 @@ typedef struct fake_use {
 	int		fu_swap;
 } fake_use_t;
 
+typedef struct fake_attr {
+	int		fa_media;
+	dm_desc_type_t	fa_which;	/* DM_DRIVE, DM_MEDIA, DM_CONTROLLER */
+	char		*fa_name;
+	char		*fa_type;
+	char		*fa_value;
+} fake_attr_t;
+
 typedef struct fake_state {
 	char		*st_text;	/* the file; records point into it */
 	fake_media_t	*st_media;
@@ -145,6 +167,8 @@ typedef struct fake_state {
 	int		st_nslices;
 	fake_use_t	*st_uses;
 	int		st_nuses;
+	fake_attr_t	*st_attrs;
+	int		st_nattrs;
 } fake_state_t;
 
 /* diskmgt.tsv KIND -> libdiskmgt "used_by" name. */
@@ -186,12 +210,13 @@ free_state(fake_state_t *st)
 	free(st->st_media);
 	free(st->st_slices);
 	free(st->st_uses);
+	free(st->st_attrs);
 	free(st->st_text);
 	(void) memset(st, 0, sizeof (*st));
 }
 
 static int
-data_path(char *buf, size_t len)
+file_path(char *buf, size_t len, const char *file)
 {
 	Dl_info info;
 	const char *slash;
@@ -200,12 +225,32 @@ data_path(char *buf, size_t len)
 		return (-1);
 	slash = strrchr(info.dli_fname, '/');
 	if (slash == NULL) {
-		(void) snprintf(buf, len, "../%s", DATA_FILE);
+		(void) snprintf(buf, len, "../%s", file);
 	} else {
 		(void) snprintf(buf, len, "%.*s/../%s",
-		    (int)(slash - info.dli_fname), info.dli_fname, DATA_FILE);
+		    (int)(slash - info.dli_fname), info.dli_fname, file);
 	}
 	return (0);
+}
+
+static int
+data_path(char *buf, size_t len)
+{
+	return (file_path(buf, len, DATA_FILE));
+}
+
+/* At process exit: the count into COUNT_FILE, if that file exists. */
+static void __attribute__((destructor))
+write_outstanding(void)
+{
+	char path[4096];
+	FILE *fp;
+
+	if (file_path(path, sizeof (path), COUNT_FILE) != 0 ||
+	    access(path, F_OK) != 0 || (fp = fopen(path, "w")) == NULL)
+		return;
+	(void) fprintf(fp, "%ld\n", outstanding);
+	(void) fclose(fp);
 }
 
 static char *
@@ -460,6 +505,46 @@ parse_fail(fake_state_t *st, char **f, int nf, const char *path, int line)
 }
 
 static int
+parse_attr(fake_state_t *st, char **f, int nf, const char *path, int line)
+{
+	static const char *const types[] = { "boolean", "boolean_value",
+	    "uint32", "uint64", "int16", "string", NULL };
+	fake_attr_t *a;
+	int media, k;
+	void *p;
+
+	if (nf != 6)
+		return (bad_line(path, line, "attr needs 6 fields", NULL));
+	if ((media = find_media(st, f[1])) < 0)
+		return (bad_line(path, line, "attr of unknown media", f[1]));
+	for (k = 0; types[k] != NULL; k++) {
+		if (strcmp(types[k], f[4]) == 0)
+			break;
+	}
+	if (types[k] == NULL)
+		return (bad_line(path, line, "unknown TYPE", f[4]));
+	if ((p = grow(st->st_attrs, st->st_nattrs, sizeof (*a))) == NULL)
+		return (ENOMEM);
+	st->st_attrs = p;
+	a = &st->st_attrs[st->st_nattrs];
+	a->fa_media = media;
+	if (strcmp(f[2], "drive") == 0)
+		a->fa_which = DM_DRIVE;
+	else if (strcmp(f[2], "media") == 0)
+		a->fa_which = DM_MEDIA;
+	else if (strcmp(f[2], "controller") == 0)
+		a->fa_which = DM_CONTROLLER;
+	else
+		return (bad_line(path, line, "not drive, media or controller",
+		    f[2]));
+	a->fa_name = f[3];
+	a->fa_type = f[4];
+	a->fa_value = f[5];
+	st->st_nattrs++;
+	return (0);
+}
+
+static int
 parse_text(fake_state_t *st, const char *path)
 {
 	char *line, *next, *f[MAXFIELDS];
@@ -493,6 +578,8 @@ parse_text(fake_state_t *st, const char *path)
 			err = parse_inuse(st, f, nf, path, lineno);
 		else if (strcmp(f[0], "fail") == 0)
 			err = parse_fail(st, f, nf, path, lineno);
+		else if (strcmp(f[0], "attr") == 0)
+			err = parse_attr(st, f, nf, path, lineno);
 		else
 			err = bad_line(path, lineno, "unknown record", f[0]);
 		if (err != 0)
@@ -822,6 +909,41 @@ slice_attrs(const fake_slice_t *s, nvlist_t *nvl)
 	return (0);
 }
 
+/* The "attr" records of one media's drive, media or controller. */
+static int
+extra_attrs(int media, dm_desc_type_t which, nvlist_t *nvl)
+{
+	const fake_attr_t *a;
+	const char *t;
+	int i, rc;
+
+	for (i = 0; i < state.st_nattrs; i++) {
+		a = &state.st_attrs[i];
+		if (a->fa_media != media || a->fa_which != which)
+			continue;
+		t = a->fa_type;
+		if (strcmp(t, "boolean") == 0)
+			rc = nvlist_add_boolean(nvl, a->fa_name);
+		else if (strcmp(t, "boolean_value") == 0)
+			rc = nvlist_add_boolean_value(nvl, a->fa_name,
+			    atoi(a->fa_value) != 0);
+		else if (strcmp(t, "uint32") == 0)
+			rc = nvlist_add_uint32(nvl, a->fa_name,
+			    (uint32_t)strtoul(a->fa_value, NULL, 0));
+		else if (strcmp(t, "uint64") == 0)
+			rc = nvlist_add_uint64(nvl, a->fa_name,
+			    (uint64_t)strtoull(a->fa_value, NULL, 0));
+		else if (strcmp(t, "int16") == 0)
+			rc = nvlist_add_int16(nvl, a->fa_name,
+			    (int16_t)atoi(a->fa_value));
+		else
+			rc = nvlist_add_string(nvl, a->fa_name, a->fa_value);
+		if (rc != 0)
+			return (ENOMEM);
+	}
+	return (0);
+}
+
 nvlist_t *
 dm_get_attributes(dm_descriptor_t desc, int *errp)
 {
@@ -862,6 +984,8 @@ dm_get_attributes(dm_descriptor_t desc, int *errp)
 	default:
 		break;
 	}
+	if (*errp == 0 && type != DM_SLICE)
+		*errp = extra_attrs(index, type, nvl);
 	if (*errp != 0) {
 		nvlist_free(nvl);
 		nvl = NULL;

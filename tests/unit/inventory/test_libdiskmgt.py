@@ -1,10 +1,15 @@
-"""The libdiskmgt ctypes layer against the fake libdiskmgt (C, in
-tests/sim/libdiskmgt) and the real libnvpair that Debian ships."""
+"""sdtune's libdiskmgt path end to end: query_libdiskmgt() runs the real
+engine (`sdio diskmgt`, plugin/engine/diskmgt.c), which dlopen()s the fake
+libdiskmgt (C, in tests/sim/libdiskmgt) and the real libnvpair that Debian
+ships; and the Python parser of the engine's JSON on hand-written
+documents."""
 
 import ctypes
 import errno
-import gc
+import json
 import os
+import shutil
+import subprocess
 import sys
 
 import pytest
@@ -13,9 +18,15 @@ from sdtune.host import RealHost
 from sdtune.inventory import libdiskmgt as L
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+SDIO = os.path.join(ROOT, "plugin", "engine", "sdio")
 sys.path.insert(0, os.path.join(HERE, "..", "..", "sim", "libdiskmgt"))
 
 import build  # noqa: E402
+
+# dm_who_type_t (libdiskmgt.h), for the checks of the fake itself.
+DM_WHO_MKFS, DM_WHO_ZPOOL, DM_WHO_ZPOOL_FORCE, DM_WHO_FORMAT = 0, 1, 2, 3
+DM_WHO_ZPOOL_SPARE = 6
 
 
 # -- the scenario ----------------------------------------------------------
@@ -129,6 +140,17 @@ def message(dev, kind, detail, section="1M"):
 
 # -- fixtures ---------------------------------------------------------------
 
+@pytest.fixture(scope="session")
+def sdio():
+    """The engine, built once per session (as tests/engine does)."""
+    proc = subprocess.run(
+        ["make", "-s", "-C", ROOT, "-f", "plugin/engine/Makefile.inc",
+         "engine"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert os.access(SDIO, os.X_OK)
+    return SDIO
+
+
 @pytest.fixture(scope="module")
 def libs(tmp_path_factory):
     """(libdiskmgt path, libnvpair path, data file path)."""
@@ -153,9 +175,15 @@ def data(libs):
     return write
 
 
+def make_host(sdio_path, libs, **libraries):
+    return RealHost(commands={"sdio": sdio_path},
+                    libraries=libraries or {"diskmgt": libs[0],
+                                            "nvpair": libs[1]})
+
+
 @pytest.fixture
-def host(libs, data):
-    return RealHost(libraries={"diskmgt": libs[0], "nvpair": libs[1]})
+def host(sdio, libs, data):
+    return make_host(sdio, libs)
 
 
 @pytest.fixture
@@ -168,9 +196,17 @@ def by_name(result):
 
 
 def outstanding(lib_path):
+    """The fake's count in this process (for the fake's own checks)."""
     f = ctypes.CDLL(lib_path)["fake_dm_outstanding"]
     f.restype = ctypes.c_long
     return f()
+
+
+def script(path, text):
+    with open(str(path), "w") as f:
+        f.write("#!/bin/sh\n" + text)
+    os.chmod(str(path), 0o755)
+    return str(path)
 
 
 # -- enumeration and attributes -------------------------------------------
@@ -292,73 +328,75 @@ def test_noinuse_check_in_environment_makes_every_disk_undecided(
         assert d.error and "NOINUSE_CHECK" in d.error
 
 
-def test_everything_the_library_allocates_is_freed(libs, host):
-    before = outstanding(libs[0])
-    L.query_libdiskmgt(host)
-    assert outstanding(libs[0]) == before == 0      # arrays and names
+def test_every_array_and_name_is_freed_by_the_engine(libs, host):
+    # The fake writes its count of arrays and names not freed into this
+    # file when the engine's process exits.
+    count_file = os.path.join(os.path.dirname(libs[2]),
+                              "diskmgt.outstanding")
+    with open(count_file, "w"):
+        pass
     try:
-        libc = ctypes.CDLL(None)
-        libc.mallinfo2
-    except (OSError, AttributeError):
-        pytest.skip("no glibc mallinfo2() to measure the heap with")
+        assert L.query_libdiskmgt(host).available
+        with open(count_file) as f:
+            assert f.read() == "0\n"
+    finally:
+        os.unlink(count_file)
 
-    class MallInfo2(ctypes.Structure):
-        _fields_ = [(n, ctypes.c_size_t) for n in (
-            "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
-            "fsmblks", "uordblks", "fordblks", "keepcost")]
 
-    libc.mallinfo2.restype = MallInfo2
-    for _ in range(20):
-        L.query_libdiskmgt(host)
-    gc.collect()
-    start = libc.mallinfo2().uordblks
-    for _ in range(200):
-        L.query_libdiskmgt(host)
-    gc.collect()
-    grown = libc.mallinfo2().uordblks - start
-    # One leaked message or attribute list per query would be well over
-    # 200 x 100 bytes; Python's own noise here is a few kilobytes.
-    assert grown < 16384, grown
+def test_everything_the_library_allocates_is_freed(sdio, libs, data,
+                                                   tmp_path):
+    # Attribute lists and in-use messages too: valgrind fails the engine
+    # (so the result is unavailable) on any block lost at exit.
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        pytest.skip("no valgrind to check the engine's heap with")
+    wrapper = script(tmp_path / "sdio", 'exec %s -q --leak-check=full '
+                     '--errors-for-leak-kinds=definite,indirect '
+                     '--error-exitcode=97 %s "$@"\n' % (valgrind, sdio))
+    result = L.query_libdiskmgt(make_host(wrapper, libs))
+    assert result.available, result.reason
+    assert by_name(result)["c0t22d0"].inuse         # messages were made
+    assert result == L.query_libdiskmgt(make_host(sdio, libs))
 
 
 # -- unavailable ------------------------------------------------------------
 
-def test_library_not_in_allow_list(libs):
-    result = L.query_libdiskmgt(RealHost(libraries={"nvpair": libs[1]}))
+def test_library_not_in_allow_list(sdio, libs):
+    result = L.query_libdiskmgt(make_host(sdio, libs, nvpair=libs[1]))
     assert result == L.DiskmgtResult([], False, "cannot load 'diskmgt': not "
                                      "in the [libraries] allow-list")
 
 
-def test_library_missing_on_disk(libs, tmp_path):
+def test_library_missing_on_disk(sdio, libs, tmp_path):
     missing = str(tmp_path / "libdiskmgt.so.1")
-    result = L.query_libdiskmgt(RealHost(
-        libraries={"diskmgt": missing, "nvpair": libs[1]}))
+    result = L.query_libdiskmgt(make_host(sdio, libs, diskmgt=missing,
+                                          nvpair=libs[1]))
     assert not result.available and result.disks == []
     assert result.reason.startswith("cannot load '%s': " % missing)
 
 
-def test_libnvpair_missing(libs, tmp_path):
-    result = L.query_libdiskmgt(RealHost(
-        libraries={"diskmgt": libs[0],
-                   "nvpair": str(tmp_path / "libnvpair.so.1")}))
+def test_libnvpair_missing(sdio, libs, tmp_path):
+    result = L.query_libdiskmgt(make_host(
+        sdio, libs, diskmgt=libs[0], nvpair=str(tmp_path / "libnvpair.so.1")))
     assert not result.available and "libnvpair.so.1" in result.reason
 
 
-def test_library_without_the_functions(libs):
+def test_library_without_the_functions(sdio, libs):
     # libnvpair loads fine but is no libdiskmgt
-    result = L.query_libdiskmgt(RealHost(
-        libraries={"diskmgt": libs[1], "nvpair": libs[1]}))
+    result = L.query_libdiskmgt(make_host(sdio, libs, diskmgt=libs[1],
+                                          nvpair=libs[1]))
     assert not result.available
     assert "dm_get_descriptors" in result.reason
 
 
-def test_enumeration_failure_is_unavailable(host, data, capfd):
+def test_enumeration_failure_is_unavailable(host, data):
+    # (The fake's "media needs 11 fields" on the engine's stderr is checked
+    # in tests/engine/test_diskmgt.py.)
     data("media\tbroken\n")
     result = L.query_libdiskmgt(host)
     assert result == L.DiskmgtResult(
         [], False, "cannot list fixed-disk media: %s (errno %d)" % (
             os.strerror(errno.EINVAL), errno.EINVAL))
-    assert "media needs 11 fields" in capfd.readouterr().err
 
 
 def test_data_file_changes_are_seen(host, data):
@@ -370,52 +408,188 @@ def test_data_file_changes_are_seen(host, data):
         ("c9t0d0", ["fs"])]
 
 
-# -- the nvlist walker with every type it reads ---------------------------
+# -- the engine's nvlist walker with every type it reads -------------------
 
-def test_walk_reads_each_type_from_a_real_nvlist(libs):
-    nv = ctypes.CDLL(libs[1])
-    api = L._Api(ctypes.CDLL(libs[0]), nv)
-    nvl = ctypes.c_void_p()
-    assert nv.nvlist_alloc(ctypes.byref(nvl), 3, 0) == 0
-    try:
-        nv.nvlist_add_boolean(nvl, b"present")
-        nv.nvlist_add_boolean_value(nvl, b"yes", 1)
-        nv.nvlist_add_boolean_value(nvl, b"no", 0)
-        nv.nvlist_add_uint32(nvl, b"u32", ctypes.c_uint32(4294967295))
-        nv.nvlist_add_uint64(nvl, b"u64", ctypes.c_uint64(2 ** 64 - 1))
-        nv.nvlist_add_string(nvl, b"str", b"SSDSC2BA400G3")
-        nv.nvlist_add_int16(nvl, b"i16", ctypes.c_int16(-2))   # not read
-        assert api.walk(nvl) == {"present": True, "yes": True, "no": False,
-                                 "u32": 4294967295, "u64": 2 ** 64 - 1,
-                                 "str": "SSDSC2BA400G3"}
-    finally:
-        nv.nvlist_free(nvl)
+def test_walker_reads_each_type_and_ignores_others(host, data):
+    lines = plain("c5t0d0") + [
+        rec("attr", "id-c5t0d0", "drive", "removable", "boolean_value", "1"),
+        rec("attr", "id-c5t0d0", "drive", "solid_state", "boolean_value",
+            "0"),
+        rec("attr", "id-c5t0d0", "drive", "rpm", "int16", "-2"),
+        rec("attr", "id-c5t0d0", "drive", "vendor_id", "uint32", "7"),
+        rec("attr", "id-c5t0d0", "media", "size", "uint64",
+            str(2 ** 64 - 1)),
+        rec("attr", "id-c5t0d0", "media", "blocksize", "uint32",
+            "4294967295"),
+        rec("attr", "id-c5t0d0", "controller", "ctype", "string", "sata"),
+    ]
+    lines += plain("c5t1d0") + [
+        rec("attr", "id-c5t1d0", "drive", "solid_state", "boolean", "-"),
+        rec("attr", "id-c5t1d0", "drive", "rpm", "uint64", "10000"),
+        rec("attr", "id-c5t1d0", "media", "size", "uint32", "100"),
+        rec("attr", "id-c5t1d0", "media", "blocksize", "string", "512"),
+    ]
+    data("\n".join(lines) + "\n")
+    a, b = L.query_libdiskmgt(host).disks
+    assert (a.removable, a.solid_state, a.rpm, a.vendor_id) == (
+        True, False, None, None)
+    assert (a.size_bytes, a.block_bytes, a.ctype) == (
+        (2 ** 64 - 1) * 4294967295, 4294967295, "sata")
+    assert a.product_id == HDD[1] and a.error is None
+    assert (b.removable, b.solid_state, b.rpm) == (False, True, 10000)
+    assert (b.size_bytes, b.block_bytes) == (None, None)
+    assert b.error == "media attributes lack 'size' or 'blocksize'"
 
 
-def test_data_type_values_match_libnvpair(libs):
-    nv = ctypes.CDLL(libs[1])
-    nvl = ctypes.c_void_p()
-    nv.nvlist_alloc(ctypes.byref(nvl), 3, 0)
-    nv.nvpair_type.restype = ctypes.c_int
-    nv.nvlist_next_nvpair.restype = ctypes.c_void_p
-    nv.nvlist_next_nvpair.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-    nv.nvpair_type.argtypes = [ctypes.c_void_p]
-    try:
-        nv.nvlist_add_boolean(nvl, b"a")
-        nv.nvlist_add_uint32(nvl, b"b", 1)
-        nv.nvlist_add_uint64(nvl, b"c", ctypes.c_uint64(1))
-        nv.nvlist_add_string(nvl, b"d", b"x")
-        nv.nvlist_add_boolean_value(nvl, b"e", 1)
-        types = []
-        pair = nv.nvlist_next_nvpair(nvl, None)
-        while pair:
-            types.append(nv.nvpair_type(pair))
-            pair = nv.nvlist_next_nvpair(nvl, pair)
-        assert types == [L.DATA_TYPE_BOOLEAN, L.DATA_TYPE_UINT32,
-                         L.DATA_TYPE_UINT64, L.DATA_TYPE_STRING,
-                         L.DATA_TYPE_BOOLEAN_VALUE]
-    finally:
-        nv.nvlist_free(nvl)
+# -- the engine itself: missing, failing, or talking nonsense -------------
+
+def test_engine_not_configured(libs, data):
+    result = L.query_libdiskmgt(RealHost(
+        libraries={"diskmgt": libs[0], "nvpair": libs[1]}))
+    assert not result.available and result.disks == []
+    assert result.reason.startswith("cannot run 'sdio diskmgt': ")
+
+
+def test_engine_not_executable(libs, tmp_path):
+    result = L.query_libdiskmgt(make_host(str(tmp_path / "sdio"), libs))
+    assert not result.available
+    assert "'sdio diskmgt'" in result.reason
+
+
+def test_engine_failing_is_unavailable_with_its_last_word(libs, tmp_path):
+    fake = script(tmp_path / "sdio", 'echo "sdio: cannot query libdiskmgt:'
+                  ' out of memory" >&2\nexit 2\n')
+    result = L.query_libdiskmgt(make_host(fake, libs))
+    assert result == L.DiskmgtResult(
+        [], False, "cannot run 'sdio diskmgt': exit status 2: sdio: cannot "
+        "query libdiskmgt: out of memory")
+
+
+def test_engine_killed_is_unavailable(libs, tmp_path):
+    fake = script(tmp_path / "sdio", "kill -9 $$\n")
+    result = L.query_libdiskmgt(make_host(fake, libs))
+    assert result.reason == ("cannot run 'sdio diskmgt': killed by "
+                             "signal 9")
+
+
+def test_engine_timeout_is_unavailable(libs, tmp_path):
+    fake = script(tmp_path / "sdio", "exec sleep 5\n")
+    host = make_host(fake, libs)
+    host.timeout_s = 0.2
+    result = L.query_libdiskmgt(host)
+    assert not result.available and "timed out" in result.reason
+
+
+def test_engine_arguments(libs, tmp_path, monkeypatch):
+    argv_file = tmp_path / "argv"
+    fake = script(tmp_path / "sdio", 'printf "%%s\\n" "$@" > %s\n'
+                  'echo \'{"version": 1, "available": true, "reason": "", '
+                  '"disks": []}\'\n' % argv_file)
+    monkeypatch.delenv("NOINUSE_CHECK", raising=False)
+    assert L.query_libdiskmgt(make_host(fake, libs)) == L.DiskmgtResult(
+        [], True, "")
+    assert argv_file.read_text().splitlines() == [
+        "diskmgt", "--diskmgt", libs[0], "--nvpair", libs[1]]
+    monkeypatch.setenv("NOINUSE_CHECK", "")
+    L.query_libdiskmgt(make_host(fake, libs))
+    assert argv_file.read_text().splitlines()[-1] == "--no-inuse"
+
+
+def test_relative_library_path_is_refused(sdio, libs):
+    result = L.query_libdiskmgt(make_host(sdio, libs, diskmgt="lib.so",
+                                          nvpair=libs[1]))
+    assert result == L.DiskmgtResult(
+        [], False, "cannot load 'lib.so': configured path for 'diskmgt' "
+        "is not absolute")
+
+
+# -- the parser of the engine's document, on hand-written JSON ------------
+
+WHAT = "sdio diskmgt"
+
+
+def doc(disks=(), available=True, reason="", **extra):
+    d = {"version": 1, "available": available, "reason": reason,
+         "disks": None if disks is None else list(disks)}
+    d.update(extra)
+    return json.dumps(d)
+
+
+def disk_entry(**over):
+    d = {"name": "c1t0d0", "opath": "/dev/rdsk/c1t0d0s2",
+         "vendor_id": "ATA", "product_id": "SSD", "size_blocks": 1000,
+         "block_bytes": 4096, "rpm": None, "removable": False,
+         "solid_state": True, "ctype": "sata",
+         "slices": ["/dev/dsk/c1t0d0s0"],
+         "inuse": [{"slice": "/dev/dsk/c1t0d0s0",
+                    "message": message("/dev/dsk/c1t0d0s0", "fs", "zfs")}],
+         "errors": []}
+    d.update(over)
+    return d
+
+
+def test_parse_a_disk():
+    result = L.parse_diskmgt_json(doc([disk_entry()]), WHAT)
+    assert result == L.DiskmgtResult([L.DmDisk(
+        name="c1t0d0", opath="/dev/rdsk/c1t0d0s2", size_bytes=4096000,
+        block_bytes=4096, vendor_id="ATA", product_id="SSD",
+        removable=False, solid_state=True, rpm=None, ctype="sata",
+        slices=["/dev/dsk/c1t0d0s0"],
+        inuse=[L.DmInuse("/dev/dsk/c1t0d0s0", message(
+            "/dev/dsk/c1t0d0s0", "fs", "zfs"))], error=None)], True, "")
+    assert result.disks[0].inuse[0].kind == "fs"
+
+
+def test_parse_unavailable():
+    result = L.parse_diskmgt_json(doc(available=False, reason="cannot load "
+                                      "'/x': gone"), WHAT)
+    assert result == L.DiskmgtResult([], False, "cannot load '/x': gone")
+    result = L.parse_diskmgt_json(doc(available=False), WHAT)
+    assert not result.available and "'sdio diskmgt'" in result.reason
+
+
+def test_parse_per_disk_errors_are_joined():
+    result = L.parse_diskmgt_json(doc([disk_entry(
+        errors=["cannot list slices", "cannot check for use: x"],
+        size_blocks=None)]), WHAT)
+    d = result.disks[0]
+    assert d.error == "cannot list slices; cannot check for use: x"
+    assert (d.size_bytes, d.block_bytes) == (None, 4096)
+
+
+@pytest.mark.parametrize("text", [
+    "", "{", "not json", "[]", "null", '{"version": 2, "available": true, '
+    '"reason": "", "disks": []}', doc(disks=None),
+    doc(available="yes"), doc(reason=None), "[" * 100000,
+    '{"version": 1, "available": true, "reason": "", "disks": [',
+])
+def test_parse_malformed_document_is_unavailable(text):
+    result = L.parse_diskmgt_json(text, WHAT)
+    assert result.available is False and result.disks == []
+    assert result.reason.startswith(
+        "cannot parse the output of 'sdio diskmgt': ")
+
+
+@pytest.mark.parametrize("entry", [
+    "c1t0d0", None, disk_entry(name=None), disk_entry(opath=7),
+    disk_entry(size_blocks="1000"), disk_entry(block_bytes=True),
+    disk_entry(rpm=-1), disk_entry(removable=None),
+    disk_entry(solid_state=1), disk_entry(slices=None),
+    disk_entry(slices=[1]), disk_entry(inuse=[{"slice": "x"}]),
+    disk_entry(inuse={}), disk_entry(errors="x"),
+    {k: v for k, v in disk_entry().items() if k != "errors"},
+])
+def test_parse_malformed_disk_is_an_undecided_disk(entry):
+    result = L.parse_diskmgt_json(doc([disk_entry(name="c0t0d0"), entry]),
+                                  WHAT)
+    assert result.available
+    good, bad = result.disks
+    assert good.name == "c0t0d0" and good.error is None
+    assert bad.error.startswith("cannot parse a disk in the output of "
+                                "'sdio diskmgt': ")
+    assert bad.inuse == [] and bad.size_bytes is None
+    if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+        assert bad.name == entry["name"]
 
 
 # -- the fake honours dm_who_type_t, so DM_WHO_ZPOOL's value is checked ---
@@ -430,17 +604,18 @@ def inuse_count(lib, name, who):
 
 
 @pytest.mark.parametrize("slice_name,who,count", [
-    (b"/dev/dsk/c0t12d0s0", L.DM_WHO_ZPOOL, 1),        # fs
-    (b"/dev/dsk/c0t12d0s0", L.DM_WHO_MKFS, 0),
-    (b"/dev/dsk/c0t12d0s0", L.DM_WHO_ZPOOL_FORCE, 0),
-    (b"/dev/dsk/c0t18d0s0", L.DM_WHO_ZPOOL, 1),        # exported pool
-    (b"/dev/dsk/c0t18d0s0", L.DM_WHO_FORMAT, 0),
-    (b"/dev/dsk/c0t19d0s0", L.DM_WHO_ZPOOL_SPARE, 0),  # spare
-    (b"/dev/rdsk/c0t10d0s0", L.DM_WHO_ZPOOL, 1),       # raw name works
-    (b"/dev/dsk/c0t10d0s7", L.DM_WHO_ZPOOL, 0),        # no such slice
+    (b"/dev/dsk/c0t12d0s0", DM_WHO_ZPOOL, 1),        # fs
+    (b"/dev/dsk/c0t12d0s0", DM_WHO_MKFS, 0),
+    (b"/dev/dsk/c0t12d0s0", DM_WHO_ZPOOL_FORCE, 0),
+    (b"/dev/dsk/c0t18d0s0", DM_WHO_ZPOOL, 1),        # exported pool
+    (b"/dev/dsk/c0t18d0s0", DM_WHO_FORMAT, 0),
+    (b"/dev/dsk/c0t19d0s0", DM_WHO_ZPOOL_SPARE, 0),  # spare
+    (b"/dev/rdsk/c0t10d0s0", DM_WHO_ZPOOL, 1),       # raw name works
+    (b"/dev/dsk/c0t10d0s7", DM_WHO_ZPOOL, 0),        # no such slice
 ])
 def test_fake_dm_inuse_who(libs, data, slice_name, who, count):
     assert inuse_count(libs[0], slice_name, who) == (count, 0)
+    assert outstanding(libs[0]) == 0
 
 
 # -- parse_inuse_message on the exact templates ---------------------------

@@ -1,8 +1,4 @@
-"""The one seam between sdtune and the machine it runs on.
-
-Every command sdtune runs, every file it writes, every lock and every clock
-read goes through a ``Host``.  Only this module imports ``subprocess`` or
-writes files, so tests can hand the product a simulated appliance instead.
+"""The machine itself as the Host: sdtune runs on the appliance.
 
 ``RealHost`` runs only commands from an allow-list of absolute paths (the
 ``[commands]`` section of sdtune.conf: mdb, diskinfo, iostat, zpool, zdb,
@@ -11,9 +7,7 @@ and a timeout.  System paths are resolved under a root directory, like the
 ``-R`` option of illumos tools.
 """
 
-import abc
 import contextlib
-import ctypes
 import errno
 import fcntl
 import os
@@ -22,136 +16,15 @@ import secrets
 import stat as statmod
 import subprocess
 import time
-from dataclasses import dataclass
 from types import MappingProxyType
-from typing import (Callable, ContextManager, Iterator, List, Mapping,
-                    Optional, Sequence, Set, Tuple)
+from typing import (Callable, Iterator, List, Mapping, Optional, Sequence,
+                    Set, Tuple)
 
 from sdtune.errors import EXIT_REFUSED, HostError, LockedError
 
-# The environment of every command: output formats we parse must not depend
-# on the caller's locale or on which PATH found which helper.
-COMMAND_ENV = MappingProxyType({
-    "PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
-    "LC_ALL": "C",
-    "LANG": "C",
-})
+from .base import COMMAND_ENV, READ_LIMIT, CommandResult, Host, resolve_under
 
 _NO_COMMANDS: Mapping[str, str] = MappingProxyType({})
-
-# The most sdtune reads of any one input (sd.conf, a plan, a journal entry,
-# vdbench or fio output, its configuration).  The largest real sd.conf is
-# a few hundred KiB; the bound stops /dev/zero or an endless FIFO from
-# eating the machine's memory.
-READ_LIMIT = 64 << 20
-
-
-@dataclass(frozen=True)
-class CommandResult:
-    """What one command did; a non-zero exit is data, not an exception."""
-
-    argv: List[str]
-    returncode: int
-    stdout: str
-    stderr: str
-    elapsed_ns: int
-
-
-class Host(abc.ABC):
-    """Everything sdtune may do to the machine.  Errors raise HostError."""
-
-    root: str = "/"
-
-    @abc.abstractmethod
-    def sys_path(self, path: str) -> str:
-        """Real path of absolute system path ``path`` under the root."""
-
-    @abc.abstractmethod
-    def read_bytes(self, path: str, limit: int = READ_LIMIT) -> bytes:
-        """Contents of the file at real path ``path``; more than ``limit``
-        bytes is an error, not a longer wait."""
-
-    @abc.abstractmethod
-    def exists(self, path: str) -> bool:
-        """Whether real path ``path`` exists."""
-
-    @abc.abstractmethod
-    def same_file(self, a: str, b: str) -> bool:
-        """Whether real paths ``a`` and ``b`` name the same existing file
-        (through links, `..` or another spelling)."""
-
-    @abc.abstractmethod
-    def is_dir(self, path: str) -> bool:
-        """Whether real path ``path`` is a directory."""
-
-    @abc.abstractmethod
-    def stat(self, path: str) -> os.stat_result:
-        """stat(2) of real path ``path``, following symlinks."""
-
-    @abc.abstractmethod
-    def listdir(self, path: str) -> List[str]:
-        """Sorted names in the directory at real path ``path``."""
-
-    @abc.abstractmethod
-    def write_atomic(self, path: str, data: bytes,
-                     mode: Optional[int] = None) -> None:
-        """Replace the file at ``path`` with ``data``, all or nothing."""
-
-    @abc.abstractmethod
-    def create_new(self, path: str, data: bytes, mode: int = 0o600) -> None:
-        """Create the file ``path`` holding ``data``; refuse (exit 3) if
-        anything already exists there."""
-
-    @abc.abstractmethod
-    def check_replaceable(self, path: str) -> None:
-        """Raise unless write_atomic(path) could replace the file: no
-        symlink on the way, a regular file (or none), a writable place."""
-
-    @abc.abstractmethod
-    def run(self, name: str, args: Sequence[str],
-            timeout_s: Optional[float] = None,
-            stdin: Optional[bytes] = None) -> CommandResult:
-        """Run allow-listed command ``name`` with arguments ``args``."""
-
-    @abc.abstractmethod
-    def user(self) -> str:
-        """Who runs sdtune (for the journal)."""
-
-    @abc.abstractmethod
-    def is_root(self) -> bool:
-        """Whether sdtune runs with root privileges."""
-
-    @abc.abstractmethod
-    def can_run(self, name: str) -> bool:
-        """Whether allow-listed command ``name`` exists and is executable."""
-
-    @abc.abstractmethod
-    def readlink(self, path: str) -> str:
-        """Target of symbolic link ``path`` (a real path)."""
-
-    @abc.abstractmethod
-    def load_library(self, name: str) -> "ctypes.CDLL":
-        """The C library named ``name`` in the [libraries] allow-list."""
-
-    @abc.abstractmethod
-    def monotonic_ns(self) -> int:
-        """Monotonic clock for measuring durations."""
-
-    @abc.abstractmethod
-    def now(self) -> float:
-        """Wall clock (seconds since the epoch) for journal entries."""
-
-    @abc.abstractmethod
-    def lock(self, path: str) -> ContextManager[None]:
-        """Hold an exclusive lock on lock file ``path`` (real path)."""
-
-    @abc.abstractmethod
-    def mkdirs(self, path: str, mode: int = 0o755) -> None:
-        """Create directory ``path`` and its parents if missing."""
-
-    @abc.abstractmethod
-    def remove(self, path: str) -> None:
-        """Remove the file at ``path``."""
 
 
 def guard_standard_fds() -> None:
@@ -183,8 +56,20 @@ def discard_stdout() -> None:
     os.close(null)
 
 
-def _allowed(table: Mapping[str, str], section: str, name: str,
-             verb: str) -> str:
+def operator() -> str:
+    """Who runs sdtune on this machine, for the journal: the user behind
+    sudo if any."""
+    name = os.environ.get("SUDO_USER") or os.environ.get("LOGNAME")
+    if name:
+        return name
+    try:
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except KeyError:
+        return str(os.geteuid())
+
+
+def allowed(table: Mapping[str, str], section: str, name: str,
+            verb: str) -> str:
     """The absolute path configured for `name` in an allow-list section;
     anything else is refused before it is run or loaded."""
     path = table.get(name)
@@ -196,7 +81,7 @@ def _allowed(table: Mapping[str, str], section: str, name: str,
     return path
 
 
-def _reason(exc: OSError) -> str:
+def os_reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
@@ -220,27 +105,14 @@ class RealHost(Host):
     # -- paths and reading ------------------------------------------------
 
     def sys_path(self, path: str) -> str:
-        if not path.startswith("/") or "\0" in path:
-            raise HostError("resolve", path, "not an absolute path")
-        parts: List[str] = []
-        for part in path.split("/"):
-            if part in ("", "."):
-                continue
-            if part == "..":
-                if not parts:
-                    raise HostError("resolve", path,
-                                    "'..' leads outside the root")
-                parts.pop()
-            else:
-                parts.append(part)
-        return os.path.join(self.root, *parts)
+        return resolve_under(self.root, path)
 
     def read_bytes(self, path: str, limit: int = READ_LIMIT) -> bytes:
         try:
             with open(path, "rb") as f:
                 data = f.read(limit + 1)
         except OSError as e:
-            raise HostError("read", path, _reason(e)) from e
+            raise HostError("read", path, os_reason(e)) from e
         except MemoryError as e:
             raise HostError("read", path, "not enough memory") from e
         if len(data) > limit:
@@ -264,13 +136,13 @@ class RealHost(Host):
         try:
             return os.stat(path)
         except OSError as e:
-            raise HostError("stat", path, _reason(e)) from e
+            raise HostError("stat", path, os_reason(e)) from e
 
     def listdir(self, path: str) -> List[str]:
         try:
             return sorted(os.listdir(path))
         except OSError as e:
-            raise HostError("list", path, _reason(e)) from e
+            raise HostError("list", path, os_reason(e)) from e
 
     # -- writing ----------------------------------------------------------
 
@@ -289,7 +161,7 @@ class RealHost(Host):
             except FileNotFoundError:
                 return  # the open below reports the missing component
             except OSError as e:
-                raise HostError("write", path, _reason(e)) from e
+                raise HostError("write", path, os_reason(e)) from e
             if statmod.S_ISLNK(st.st_mode):
                 # A refusal for safety, not a failure: exit 3.
                 raise HostError("write", path,
@@ -312,7 +184,7 @@ class RealHost(Host):
         except FileNotFoundError:
             return None
         except OSError as e:
-            raise HostError("write", path, _reason(e)) from e
+            raise HostError("write", path, os_reason(e)) from e
         if not statmod.S_ISREG(old.st_mode):
             raise HostError("write", path, "not a regular file",
                             EXIT_REFUSED)
@@ -350,7 +222,7 @@ class RealHost(Host):
         except FileExistsError:
             raise
         except OSError as e:
-            raise HostError("write", target, _reason(e)) from e
+            raise HostError("write", target, os_reason(e)) from e
         try:
             self._write_all(fd, data)
             if finish is not None:
@@ -361,7 +233,7 @@ class RealHost(Host):
             with contextlib.suppress(OSError):
                 os.unlink(path)
             if isinstance(e, OSError):
-                raise HostError("write", target, _reason(e)) from e
+                raise HostError("write", target, os_reason(e)) from e
             raise
         os.close(fd)
 
@@ -398,7 +270,6 @@ class RealHost(Host):
             if old is None:
                 os.fchmod(fd, 0o644 if mode is None else mode)
                 return
-            os.fchmod(fd, statmod.S_IMODE(old.st_mode))
             try:
                 os.fchown(fd, old.st_uid, old.st_gid)
             except PermissionError:
@@ -407,6 +278,8 @@ class RealHost(Host):
                 # either.
                 raise HostError("write", path, "cannot keep its group "
                                 "(gid %d)" % old.st_gid, EXIT_REFUSED)
+            # After the chown, which clears the setuid and setgid bits.
+            os.fchmod(fd, statmod.S_IMODE(old.st_mode))
         try:
             self._create_synced(tmp, data, 0o600, path, keep_mode_and_owner)
         except FileExistsError as e:
@@ -418,7 +291,7 @@ class RealHost(Host):
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             if isinstance(e, OSError):
-                raise HostError("write", path, _reason(e)) from e
+                raise HostError("write", path, os_reason(e)) from e
             raise
         self._fsync_dir(directory)
 
@@ -433,26 +306,26 @@ class RealHost(Host):
         except OSError as e:
             # Some file systems cannot sync a directory; the data is there.
             if e.errno != errno.EINVAL:
-                raise HostError("sync", directory, _reason(e)) from e
+                raise HostError("sync", directory, os_reason(e)) from e
 
     def mkdirs(self, path: str, mode: int = 0o755) -> None:
         try:
             os.makedirs(path, mode, exist_ok=True)
         except OSError as e:
-            raise HostError("create", path, _reason(e)) from e
+            raise HostError("create", path, os_reason(e)) from e
 
     def remove(self, path: str) -> None:
         try:
             os.unlink(path)
         except OSError as e:
-            raise HostError("remove", path, _reason(e)) from e
+            raise HostError("remove", path, os_reason(e)) from e
 
     # -- commands, clocks, locks ------------------------------------------
 
     def run(self, name: str, args: Sequence[str],
             timeout_s: Optional[float] = None,
             stdin: Optional[bytes] = None) -> CommandResult:
-        path = _allowed(self.commands, "commands", name, "run")
+        path = allowed(self.commands, "commands", name, "run")
         argv = [path, *args]
         timeout = self.timeout_s if timeout_s is None else timeout_s
         start = time.monotonic_ns()
@@ -463,7 +336,7 @@ class RealHost(Host):
                 stderr=subprocess.PIPE, env=dict(COMMAND_ENV), cwd="/",
                 close_fds=True)
         except OSError as e:
-            raise HostError("run", path, _reason(e)) from e
+            raise HostError("run", path, os_reason(e)) from e
         try:
             # EPIPE on the child's stdin (it exited without reading) is
             # ignored here: its exit status and stderr tell what failed.
@@ -478,7 +351,7 @@ class RealHost(Host):
             # not among these: communicate() ignores it).
             proc.kill()
             proc.wait()
-            raise HostError("run", path, _reason(e)) from e
+            raise HostError("run", path, os_reason(e)) from e
         except BaseException:
             # Ctrl-C, SIGTERM: the command must not outlive sdtune, nor
             # stay behind as a zombie for an init that may not reap it.
@@ -496,13 +369,7 @@ class RealHost(Host):
             elapsed_ns=time.monotonic_ns() - start)
 
     def user(self) -> str:
-        name = os.environ.get("SUDO_USER") or os.environ.get("LOGNAME")
-        if name:
-            return name
-        try:
-            return pwd.getpwuid(os.geteuid()).pw_name
-        except KeyError:
-            return str(os.geteuid())
+        return operator()
 
     def is_root(self) -> bool:
         return os.geteuid() == 0
@@ -516,14 +383,7 @@ class RealHost(Host):
         try:
             return os.readlink(path)
         except OSError as e:
-            raise HostError("read link", path, _reason(e)) from e
-
-    def load_library(self, name: str) -> "ctypes.CDLL":
-        path = _allowed(self.libraries, "libraries", name, "load")
-        try:
-            return ctypes.CDLL(path, use_errno=True)
-        except OSError as e:
-            raise HostError("load", path, str(e)) from e
+            raise HostError("read link", path, os_reason(e)) from e
 
     def monotonic_ns(self) -> int:
         return time.monotonic_ns()
@@ -537,7 +397,7 @@ class RealHost(Host):
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW
                          | os.O_CLOEXEC, 0o644)
         except OSError as e:
-            raise HostError("lock", path, _reason(e)) from e
+            raise HostError("lock", path, os_reason(e)) from e
         try:
             st = os.fstat(fd)
             key = (st.st_dev, st.st_ino)
@@ -551,13 +411,13 @@ class RealHost(Host):
                     raise LockedError("lock", path,
                                       "locked by another sdtune process"
                                       ) from e
-                raise HostError("lock", path, _reason(e)) from e
+                raise HostError("lock", path, os_reason(e)) from e
             # The holder's pid helps the operator find a stuck process.
             try:
                 os.ftruncate(fd, 0)
                 os.write(fd, b"%d\n" % os.getpid())
             except OSError as e:
-                raise HostError("lock", path, _reason(e)) from e
+                raise HostError("lock", path, os_reason(e)) from e
             self._held_locks.add(key)
             try:
                 yield

@@ -1,0 +1,1882 @@
+/*
+ * serve.c: `sdio serve --root ROOT`, a file and command server on
+ * stdin/stdout, so that sdtune on another machine can use an appliance
+ * over one SSH session (ssh host -- /path/sdio serve --root /).  Each
+ * op does what sdtune's RealHost (plugin/sdtune/host/local.py) does on
+ * the machine itself, with the same checks.
+ *
+ * Framing, both directions, binary safe.  A message is a header line
+ * "WORD N\n" (the op in a request; "ok" or "err" in a response; N the
+ * decimal count of fields) and N fields, each "LEN\n" and exactly LEN
+ * raw bytes.  At most MAX_FIELDS fields, MAX_FIELD bytes each.  A
+ * malformed message gets one response, err [protocol, DESCRIPTION], and
+ * the server exits 1; EOF between messages ends it with exit 0.  Requests
+ * are answered in order, one response each, flushed at once.
+ *
+ * Errors are err [CODE, DETAIL...]; a failed system call is
+ * err [errno, STAGE, strerror, ERRNO-NUMBER].  Ops (fields -> ok fields):
+ *	hello []		[1, euid, user, pid, root]
+ *	read [path, limit]	[bytes]; toolarge [limit]
+ *	stat, lstat [path]	[mode, ino, dev, nlink, uid, gid, size,
+ *				atime_ns, mtime_ns, ctime_ns]
+ *	listdir [path]		names, sorted bytewise, no . and ..
+ *	readlink [path]		[target]
+ *	readlinks [dir]		name, target of every symlink, by name
+ *	samefile [a, b]		[1|0]
+ *	access [path, mode]	[1|0]
+ *	can_run [path]		[1|0]: absolute, a regular file, X_OK
+ *	create [path, mode, data]	[]; exists, symlink
+ *	replace [path, default_mode, data]	[]; notreg, perm, owner,
+ *				symlink, tmpexists, group, sync
+ *	check_replaceable [path]	[]; as replace, and dirnotwritable
+ *	mkdirs [path, mode]	[]
+ *	remove [path]		[]
+ *	lock [path]		[]; locked
+ *	unlock [path]		[]; notlocked
+ *	run [path, timeout_ms, has_stdin, stdin, args...]
+ *				[exit_status, signal, stdout, stderr,
+ *				elapsed_ns]; timeout, toolarge
+ *	now []			[realtime ns]
+ *	bye []			[], then exit 0
+ * An unknown op or a wrong field count is err [usage, DESCRIPTION].
+ *
+ * Writes.  replace writes a temporary file ".BASE.sdtune.PID.HEX8" in the
+ * target's directory, gives it the old file's mode and owner, syncs it
+ * and renames it over the target, then syncs the directory: readers see
+ * the old file or the new one.  A temporary file (of replace or create)
+ * is removed on any failure before the rename, and on SIGTERM, SIGHUP
+ * or SIGINT, whose handlers also kill a running command's process.
+ *
+ * Locks are POSIX record locks over the whole file, the ones Python's
+ * fcntl.lockf() takes, so a local sdtune and a remote one exclude each
+ * other.  They belong to the process and closing any descriptor of the
+ * file drops them, so the server remembers what it holds and never opens
+ * a held file a second time.
+ */
+
+#include "sdio.h"
+
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define	PROTO_VERSION	"1"
+#define	MAX_FIELDS	1000000
+#define	MAX_FIELD	(80UL << 20)
+#define	MAX_HEADER	64	/* bytes of a header line */
+#define	MAX_LEN_LINE	24	/* bytes of a field's length line */
+#define	IN_BUFSZ	65536
+#define	OUT_BUFSZ	65536
+#define	RUN_OUT_MAX	(64UL << 20)	/* a command's stdout, stderr */
+#define	MAX_LOCKS	64
+#define	CLOSE_FDS_MAX	65536	/* the child closes fds below it */
+#define	POLL_MAX_MS	60000
+#define	NS		1000000000LL
+
+/* One field of a request: len bytes and a NUL after them. */
+typedef struct field {
+	char		*f_data;
+	size_t		f_len;
+} field_t;
+
+typedef struct req {
+	char		q_op[MAX_HEADER];
+	field_t		*q_f;
+	size_t		q_n;
+	size_t		q_cap;
+} req_t;
+
+/* A response being built; every field is malloc'd and owned. */
+typedef struct resp {
+	int		r_err;
+	field_t		*r_f;
+	size_t		r_n;
+	size_t		r_cap;
+	int		r_oom;
+} resp_t;
+
+typedef struct held {
+	int		h_fd;		/* -1: a free slot */
+	dev_t		h_dev;
+	ino_t		h_ino;
+	char		*h_path;
+} held_t;
+
+typedef struct op {
+	const char	*op_name;
+	int		op_min;		/* fields */
+	int		op_max;		/* -1: no upper bound */
+	void		(*op_fn)(req_t *, resp_t *);
+} op_t;
+
+static struct {
+	unsigned char	buf[IN_BUFSZ];
+	size_t		pos;
+	size_t		end;
+} in;
+
+static struct {
+	char		buf[OUT_BUFSZ];
+	size_t		len;
+} out;
+
+static const char	*root;		/* normal, no trailing slash */
+static held_t		held[MAX_LOCKS];
+static char		*const run_env[] = {
+	"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", "LANG=C", NULL
+};
+
+/* What the signal handlers clean up: a temporary file, a command. */
+static char *volatile	pending_tmp;
+static volatile pid_t	pending_child;
+
+/* -- responses --------------------------------------------------------- */
+
+static void
+resp_reset(resp_t *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->r_n; i++)
+		free(r->r_f[i].f_data);
+	r->r_n = 0;
+	r->r_err = 0;
+	r->r_oom = 0;
+}
+
+/* Adds a field, taking over data (malloc'd); NULL data is out of memory. */
+static void
+resp_own(resp_t *r, char *data, size_t len)
+{
+	field_t *nf;
+	size_t ncap;
+
+	if (data == NULL) {
+		r->r_oom = 1;
+		return;
+	}
+	if (r->r_n == r->r_cap) {
+		ncap = r->r_cap == 0 ? 16 : r->r_cap * 2;
+		nf = realloc(r->r_f, ncap * sizeof (field_t));
+		if (nf == NULL) {
+			free(data);
+			r->r_oom = 1;
+			return;
+		}
+		r->r_f = nf;
+		r->r_cap = ncap;
+	}
+	r->r_f[r->r_n].f_data = data;
+	r->r_f[r->r_n].f_len = len;
+	r->r_n++;
+}
+
+static void
+resp_mem(resp_t *r, const void *p, size_t len)
+{
+	char *d = malloc(len + 1);
+
+	if (d != NULL) {
+		(void) memcpy(d, p, len);
+		d[len] = '\0';
+	}
+	resp_own(r, d, len);
+}
+
+static void
+resp_str(resp_t *r, const char *s)
+{
+	resp_mem(r, s, strlen(s));
+}
+
+static void
+resp_num(resp_t *r, long long v)
+{
+	char b[32];
+
+	(void) snprintf(b, sizeof (b), "%lld", v);
+	resp_str(r, b);
+}
+
+static void
+resp_unum(resp_t *r, unsigned long long v)
+{
+	char b[32];
+
+	(void) snprintf(b, sizeof (b), "%llu", v);
+	resp_str(r, b);
+}
+
+/* err [code, detail] (detail NULL: none). */
+static void
+resp_fail(resp_t *r, const char *code, const char *detail)
+{
+	resp_reset(r);
+	r->r_err = 1;
+	resp_str(r, code);
+	if (detail != NULL)
+		resp_str(r, detail);
+}
+
+static void
+resp_failf(resp_t *r, const char *code, const char *fmt, ...)
+{
+	char b[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void) vsnprintf(b, sizeof (b), fmt, ap);
+	va_end(ap);
+	resp_fail(r, code, b);
+}
+
+/* err [errno, stage, strerror(e), e] */
+static void
+resp_errno(resp_t *r, const char *stage, int e)
+{
+	resp_fail(r, "errno", stage);
+	resp_str(r, strerror(e));
+	resp_num(r, e);
+}
+
+/* -- output ------------------------------------------------------------- */
+
+/* A failed write to stdout ends the server: nobody hears it any more. */
+static void
+out_write(const void *p, size_t len)
+{
+	const char *c = p;
+	ssize_t n;
+
+	while (len > 0) {
+		n = write(STDOUT_FILENO, c, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			_exit(1);
+		c += n;
+		len -= (size_t)n;
+	}
+}
+
+static void
+out_flush(void)
+{
+	out_write(out.buf, out.len);
+	out.len = 0;
+}
+
+static void
+out_bytes(const void *p, size_t len)
+{
+	if (len > OUT_BUFSZ - out.len) {
+		out_flush();
+		if (len >= OUT_BUFSZ / 2) {
+			out_write(p, len);
+			return;
+		}
+	}
+	(void) memcpy(out.buf + out.len, p, len);
+	out.len += len;
+}
+
+static void
+out_line(const char *word, size_t n)
+{
+	char b[MAX_HEADER + 32];
+	int k;
+
+	k = snprintf(b, sizeof (b), "%s%s%zu\n", word, word[0] ? " " : "", n);
+	out_bytes(b, (size_t)k);
+}
+
+static void
+resp_send(resp_t *r)
+{
+	size_t i;
+
+	if (r->r_oom)
+		resp_fail(r, "nomem", "out of memory");
+	out_line(r->r_err ? "err" : "ok", r->r_n);
+	for (i = 0; i < r->r_n; i++) {
+		out_line("", r->r_f[i].f_len);
+		out_bytes(r->r_f[i].f_data, r->r_f[i].f_len);
+	}
+	out_flush();
+	resp_reset(r);
+}
+
+/* -- input -------------------------------------------------------------- */
+
+/* Refills the input buffer: 1, or 0 at EOF; a read error is EOF too. */
+static int
+in_fill(void)
+{
+	ssize_t n;
+
+	for (;;) {
+		n = read(STDIN_FILENO, in.buf, sizeof (in.buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return (0);
+		in.pos = 0;
+		in.end = (size_t)n;
+		return (1);
+	}
+}
+
+/*
+ * One line into b (without its newline), at most max bytes before the
+ * newline.  Returns the length, -1 at EOF before any byte, -2 at EOF
+ * within the line, -3 when it is too long.
+ */
+static ssize_t
+in_line(char *b, size_t max)
+{
+	size_t n = 0;
+	unsigned char c;
+
+	for (;;) {
+		if (in.pos == in.end && !in_fill())
+			return (n == 0 ? -1 : -2);
+		c = in.buf[in.pos++];
+		if (c == '\n') {
+			b[n] = '\0';
+			return ((ssize_t)n);
+		}
+		if (n == max)
+			return (-3);
+		b[n++] = (char)c;
+	}
+}
+
+/* Exactly len bytes into p: 0, or -1 at EOF. */
+static int
+in_exact(char *p, size_t len)
+{
+	size_t k;
+	ssize_t n;
+
+	k = in.end - in.pos;
+	if (k > len)
+		k = len;
+	(void) memcpy(p, in.buf + in.pos, k);
+	in.pos += k;
+	p += k;
+	len -= k;
+	while (len > 0) {
+		n = read(STDIN_FILENO, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return (-1);
+		p += n;
+		len -= (size_t)n;
+	}
+	return (0);
+}
+
+/* A decimal count, digits only, at most max: 0, or -1. */
+static int
+parse_count(const char *s, unsigned long max, size_t *out)
+{
+	unsigned long v = 0;
+
+	if (*s == '\0')
+		return (-1);
+	for (; *s != '\0'; s++) {
+		if (*s < '0' || *s > '9')
+			return (-1);
+		v = v * 10 + (unsigned long)(*s - '0');
+		if (v > max)
+			return (-1);
+	}
+	*out = (size_t)v;
+	return (0);
+}
+
+static void
+req_free(req_t *q)
+{
+	size_t i;
+
+	for (i = 0; i < q->q_n; i++)
+		free(q->q_f[i].f_data);
+	q->q_n = 0;
+}
+
+/* Answers a malformed message and ends the server. */
+static void
+protocol_error(const char *what)
+{
+	resp_t r;
+
+	(void) memset(&r, 0, sizeof (r));
+	resp_fail(&r, "protocol", what);
+	resp_send(&r);
+	exit(1);
+}
+
+/* Reads one request: 1, or 0 at a clean EOF; exits when malformed. */
+static int
+req_read(req_t *q)
+{
+	char line[MAX_HEADER + 1], *sp, *p;
+	field_t *nf;
+	size_t n, len, i, ncap;
+	ssize_t k;
+
+	k = in_line(line, MAX_HEADER);
+	if (k == -1)
+		return (0);
+	if (k == -2)
+		protocol_error("end of input within a header");
+	if (k == -3)
+		protocol_error("header line too long");
+	if ((sp = strchr(line, ' ')) == NULL || sp == line)
+		protocol_error("malformed header: want 'WORD N'");
+	*sp = '\0';
+	for (p = line; *p != '\0'; p++)
+		if (!((*p >= 'a' && *p <= 'z') || *p == '_'))
+			protocol_error("malformed header: bad word");
+	if (parse_count(sp + 1, MAX_FIELDS, &n) != 0)
+		protocol_error("malformed header: bad field count");
+	(void) memcpy(q->q_op, line, (size_t)(sp - line) + 1);
+
+	for (i = 0; i < n; i++) {
+		k = in_line(line, MAX_LEN_LINE);
+		if (k == -1 || k == -2)
+			protocol_error("end of input within a message");
+		if (k == -3 || parse_count(line, MAX_FIELD, &len) != 0)
+			protocol_error("malformed field length");
+		if (q->q_n == q->q_cap) {
+			ncap = q->q_cap == 0 ? 16 : q->q_cap * 2;
+			if ((nf = realloc(q->q_f, ncap * sizeof (field_t))) ==
+			    NULL)
+				protocol_error("out of memory");
+			q->q_f = nf;
+			q->q_cap = ncap;
+		}
+		if ((p = malloc(len + 1)) == NULL)
+			protocol_error("out of memory");
+		if (in_exact(p, len) != 0) {
+			free(p);
+			protocol_error("end of input within a field");
+		}
+		p[len] = '\0';
+		q->q_f[q->q_n].f_data = p;
+		q->q_f[q->q_n].f_len = len;
+		q->q_n++;
+	}
+	return (1);
+}
+
+/* -- field helpers ------------------------------------------------------ */
+
+/* Field i as a C string; err usage when it holds a NUL. */
+static const char *
+fstr(req_t *q, size_t i, resp_t *r)
+{
+	field_t *f = &q->q_f[i];
+
+	if (strlen(f->f_data) != f->f_len) {
+		resp_failf(r, "usage", "field %zu of %s holds a NUL byte", i,
+		    q->q_op);
+		return (NULL);
+	}
+	return (f->f_data);
+}
+
+/* Field i as a decimal integer in [min, max]; err usage otherwise. */
+static int
+fnum(req_t *q, size_t i, long long min, long long max, long long *v,
+    resp_t *r)
+{
+	const char *s = q->q_f[i].f_data;
+	char *end;
+
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	if (!((s[0] >= '0' && s[0] <= '9') || (s[0] == '-' &&
+	    s[1] >= '0' && s[1] <= '9')) || end != s + q->q_f[i].f_len ||
+	    errno != 0 || *v < min || *v > max) {
+		resp_failf(r, "usage", "field %zu of %s: not a number in "
+		    "[%lld, %lld]", i, q->q_op, min, max);
+		return (-1);
+	}
+	return (0);
+}
+
+static long long
+ts_ns(const struct timespec *ts)
+{
+	return ((long long)ts->tv_sec * NS + ts->tv_nsec);
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return (strcmp(*(char *const *)a, *(char *const *)b));
+}
+
+/*
+ * Lexically absolute and normal, as Python's os.path.abspath: relative
+ * to the working directory, no "", "." or ".." components, no trailing
+ * slash.  NULL when out of memory.
+ */
+static char *
+abspath(const char *path)
+{
+	char cwd[PATH_MAX], *full, *res, *comp, *save;
+	size_t n, len;
+
+	if (path[0] == '/') {
+		full = strdup(path);
+	} else {
+		if (getcwd(cwd, sizeof (cwd)) == NULL)
+			(void) strcpy(cwd, "/");
+		n = strlen(cwd) + strlen(path) + 2;
+		if ((full = malloc(n)) != NULL)
+			(void) snprintf(full, n, "%s/%s", cwd, path);
+	}
+	if (full == NULL)
+		return (NULL);
+	if ((res = malloc(strlen(full) + 2)) == NULL) {
+		free(full);
+		return (NULL);
+	}
+	len = 0;
+	for (comp = strtok_r(full, "/", &save); comp != NULL;
+	    comp = strtok_r(NULL, "/", &save)) {
+		if (strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0) {
+			if (len > 0)
+				len--;
+			while (len > 0 && res[len] != '/')
+				len--;
+			continue;
+		}
+		res[len++] = '/';
+		n = strlen(comp);
+		(void) memcpy(res + len, comp, n);
+		len += n;
+	}
+	if (len == 0)
+		res[len++] = '/';
+	res[len] = '\0';
+	free(full);
+	return (res);
+}
+
+/* The directory part of absolute normal path p (malloc'd), and base. */
+static char *
+dir_of(const char *p, const char **base)
+{
+	const char *s = strrchr(p, '/');
+	char *d;
+	size_t n = s == p ? 1 : (size_t)(s - p);
+
+	*base = s + 1;
+	if ((d = malloc(n + 1)) == NULL)
+		return (NULL);
+	(void) memcpy(d, p, n);
+	d[n] = '\0';
+	return (d);
+}
+
+/* -- read-only ops ------------------------------------------------------ */
+
+static void
+op_hello(req_t *q, resp_t *r)
+{
+	struct passwd *pw;
+
+	(void) q;
+	resp_str(r, PROTO_VERSION);
+	resp_unum(r, (unsigned long long)geteuid());
+	if ((pw = getpwuid(geteuid())) != NULL && pw->pw_name != NULL)
+		resp_str(r, pw->pw_name);
+	else
+		resp_unum(r, (unsigned long long)geteuid());
+	resp_num(r, (long long)getpid());
+	resp_str(r, root);
+}
+
+static void
+op_read(req_t *q, resp_t *r)
+{
+	const char *path;
+	long long limit;
+	char *buf = NULL, *nb;
+	size_t len = 0, cap = 0, want;
+	ssize_t n;
+	int fd;
+
+	if ((path = fstr(q, 0, r)) == NULL ||
+	    fnum(q, 1, 0, (long long)MAX_FIELD, &limit, r) != 0)
+		return;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		resp_errno(r, "open", errno);
+		return;
+	}
+	/* Up to limit + 1 bytes: one more says the file is too large. */
+	while (len <= (size_t)limit) {
+		if (len == cap) {
+			cap = cap == 0 ? 65536 : cap * 2;
+			if (cap > (size_t)limit + 1)
+				cap = (size_t)limit + 1;
+			if ((nb = realloc(buf, cap + 1)) == NULL) {
+				free(buf);
+				(void) close(fd);
+				resp_fail(r, "nomem", "out of memory");
+				return;
+			}
+			buf = nb;
+		}
+		want = cap - len;
+		n = read(fd, buf + len, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			resp_errno(r, "read", errno);
+			free(buf);
+			(void) close(fd);
+			return;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	(void) close(fd);
+	if (len > (size_t)limit) {
+		free(buf);
+		resp_failf(r, "toolarge", "%lld", limit);
+		return;
+	}
+	if (buf == NULL)
+		buf = malloc(1);
+	resp_own(r, buf, len);
+}
+
+static void
+stat_fields(resp_t *r, const struct stat *st)
+{
+	resp_unum(r, (unsigned long long)st->st_mode);
+	resp_unum(r, (unsigned long long)st->st_ino);
+	resp_unum(r, (unsigned long long)st->st_dev);
+	resp_unum(r, (unsigned long long)st->st_nlink);
+	resp_unum(r, (unsigned long long)st->st_uid);
+	resp_unum(r, (unsigned long long)st->st_gid);
+	resp_num(r, (long long)st->st_size);
+	resp_num(r, ts_ns(&st->st_atim));
+	resp_num(r, ts_ns(&st->st_mtim));
+	resp_num(r, ts_ns(&st->st_ctim));
+}
+
+static void
+do_stat(req_t *q, resp_t *r, int follow)
+{
+	const char *path;
+	struct stat st;
+	int rc;
+
+	if ((path = fstr(q, 0, r)) == NULL)
+		return;
+	rc = follow ? stat(path, &st) : lstat(path, &st);
+	if (rc != 0)
+		resp_errno(r, "stat", errno);
+	else
+		stat_fields(r, &st);
+}
+
+static void
+op_stat(req_t *q, resp_t *r)
+{
+	do_stat(q, r, 1);
+}
+
+static void
+op_lstat(req_t *q, resp_t *r)
+{
+	do_stat(q, r, 0);
+}
+
+/*
+ * The sorted names in a directory (without . and ..): an array of
+ * malloc'd strings, or NULL with *err set (errno, or ENOMEM).
+ */
+static char **
+dir_names(const char *path, size_t *np, int *err, const char **stage)
+{
+	DIR *d;
+	struct dirent *de;
+	char **names = NULL, **nn;
+	size_t n = 0, cap = 0;
+
+	*stage = "opendir";
+	if ((d = opendir(path)) == NULL) {
+		*err = errno;
+		return (NULL);
+	}
+	*stage = "readdir";
+	for (;;) {
+		errno = 0;
+		if ((de = readdir(d)) == NULL) {
+			if (errno != 0) {
+				*err = errno;
+				goto fail;
+			}
+			break;
+		}
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (n == cap) {
+			cap = cap == 0 ? 64 : cap * 2;
+			if ((nn = realloc(names, cap * sizeof (char *))) ==
+			    NULL) {
+				*err = ENOMEM;
+				goto fail;
+			}
+			names = nn;
+		}
+		if ((names[n] = strdup(de->d_name)) == NULL) {
+			*err = ENOMEM;
+			goto fail;
+		}
+		n++;
+	}
+	(void) closedir(d);
+	if (names == NULL && (names = malloc(sizeof (char *))) == NULL) {
+		*err = ENOMEM;
+		return (NULL);
+	}
+	qsort(names, n, sizeof (char *), cmp_str);
+	*np = n;
+	return (names);
+fail:
+	while (n > 0)
+		free(names[--n]);
+	free(names);
+	(void) closedir(d);
+	return (NULL);
+}
+
+static void
+op_listdir(req_t *q, resp_t *r)
+{
+	const char *path, *stage;
+	char **names;
+	size_t n, i;
+	int e;
+
+	if ((path = fstr(q, 0, r)) == NULL)
+		return;
+	if ((names = dir_names(path, &n, &e, &stage)) == NULL) {
+		resp_errno(r, stage, e);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		resp_own(r, names[i], strlen(names[i]));
+	free(names);
+}
+
+/*
+ * The target of the link name, relative to directory fd dfd (AT_FDCWD:
+ * none): malloc'd, its length in *lenp; NULL with errno set.
+ */
+static char *
+read_link(int dfd, const char *name, size_t *lenp)
+{
+	char *b = NULL, *nb;
+	size_t cap = 256;
+	ssize_t n;
+
+	for (;;) {
+		if ((nb = realloc(b, cap + 1)) == NULL) {
+			free(b);
+			errno = ENOMEM;
+			return (NULL);
+		}
+		b = nb;
+		if ((n = readlinkat(dfd, name, b, cap)) < 0) {
+			free(b);
+			return (NULL);
+		}
+		if ((size_t)n < cap) {
+			b[n] = '\0';
+			*lenp = (size_t)n;
+			return (b);
+		}
+		cap *= 2;
+	}
+}
+
+static void
+op_readlink(req_t *q, resp_t *r)
+{
+	const char *path;
+	char *t;
+	size_t len;
+
+	if ((path = fstr(q, 0, r)) == NULL)
+		return;
+	if ((t = read_link(AT_FDCWD, path, &len)) == NULL)
+		resp_errno(r, "readlink", errno);
+	else
+		resp_own(r, t, len);
+}
+
+static void
+op_readlinks(req_t *q, resp_t *r)
+{
+	const char *path, *stage;
+	char **names, *t;
+	size_t n, i, len;
+	int e, dfd;
+
+	if ((path = fstr(q, 0, r)) == NULL)
+		return;
+	if ((names = dir_names(path, &n, &e, &stage)) == NULL) {
+		resp_errno(r, stage, e);
+		return;
+	}
+	if ((dfd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		resp_errno(r, "open", errno);
+		goto done;
+	}
+	for (i = 0; i < n; i++) {
+		if ((t = read_link(dfd, names[i], &len)) == NULL) {
+			/* Not a link, or gone since the listing. */
+			if (errno == EINVAL || errno == ENOENT)
+				continue;
+			resp_errno(r, "readlink", errno);
+			break;
+		}
+		resp_own(r, names[i], strlen(names[i]));
+		names[i] = NULL;
+		resp_own(r, t, len);
+	}
+	(void) close(dfd);
+done:
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static void
+op_samefile(req_t *q, resp_t *r)
+{
+	const char *a, *b;
+	struct stat sa, sb;
+
+	if ((a = fstr(q, 0, r)) == NULL || (b = fstr(q, 1, r)) == NULL)
+		return;
+	resp_str(r, stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+	    sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino ? "1" : "0");
+}
+
+static void
+op_access(req_t *q, resp_t *r)
+{
+	const char *path;
+	long long mode;
+
+	if ((path = fstr(q, 0, r)) == NULL ||
+	    fnum(q, 1, 0, R_OK | W_OK | X_OK, &mode, r) != 0)
+		return;
+	resp_str(r, access(path, (int)mode) == 0 ? "1" : "0");
+}
+
+static void
+op_can_run(req_t *q, resp_t *r)
+{
+	const char *path;
+	struct stat st;
+
+	if ((path = fstr(q, 0, r)) == NULL)
+		return;
+	resp_str(r, path[0] == '/' && stat(path, &st) == 0 &&
+	    S_ISREG(st.st_mode) && access(path, X_OK) == 0 ? "1" : "0");
+}
+
+static void
+op_now(req_t *q, resp_t *r)
+{
+	struct timespec ts;
+
+	(void) q;
+	(void) clock_gettime(CLOCK_REALTIME, &ts);
+	resp_num(r, ts_ns(&ts));
+}
+
+/* -- writing ------------------------------------------------------------ */
+
+/*
+ * Refuses (err symlink) when a component of path below the base (ROOT
+ * when path is ROOT or under it, else /) is a symbolic link: a link
+ * could redirect a root-owned write anywhere.  A missing component ends
+ * the walk; the open that follows reports it.  0, or -1 with r set.
+ */
+static int
+check_symlinks(const char *path, resp_t *r)
+{
+	size_t rl = strlen(root), base, j, len = strlen(path);
+	struct stat st;
+	char *pre;
+
+	if (strcmp(root, "/") != 0 && strncmp(path, root, rl) == 0 &&
+	    (path[rl] == '/' || path[rl] == '\0'))
+		base = rl;
+	else
+		base = 0;
+	if ((pre = malloc(len + 1)) == NULL) {
+		resp_fail(r, "nomem", "out of memory");
+		return (-1);
+	}
+	for (j = base + 1; j <= len; j++) {
+		if (path[j] != '/' && path[j] != '\0')
+			continue;
+		(void) memcpy(pre, path, j);
+		pre[j] = '\0';
+		if (lstat(pre, &st) != 0) {
+			if (errno == ENOENT)
+				break;
+			resp_errno(r, "stat", errno);
+			free(pre);
+			return (-1);
+		}
+		if (S_ISLNK(st.st_mode)) {
+			resp_fail(r, "symlink", pre);
+			free(pre);
+			return (-1);
+		}
+	}
+	free(pre);
+	return (0);
+}
+
+/*
+ * The regular file at path that a replace would replace: 1 with *old
+ * filled in, 0 when there is none, -1 (r set) when it must not be
+ * replaced.
+ */
+static int
+existing(const char *path, struct stat *old, resp_t *r)
+{
+	uid_t euid = geteuid();
+
+	if (check_symlinks(path, r) != 0)
+		return (-1);
+	if (lstat(path, old) != 0) {
+		if (errno == ENOENT)
+			return (0);
+		resp_errno(r, "stat", errno);
+		return (-1);
+	}
+	if (!S_ISREG(old->st_mode)) {
+		resp_fail(r, "notreg", NULL);
+		return (-1);
+	}
+	/* rename(2) needs only the directory's permission: not enough. */
+	if (euid != 0 && access(path, W_OK) != 0) {
+		resp_fail(r, "perm", strerror(errno));
+		return (-1);
+	}
+	/* An ordinary user cannot give the new copy the old owner. */
+	if (old->st_uid != euid && euid != 0) {
+		resp_fail(r, "owner", NULL);
+		resp_unum(r, (unsigned long long)old->st_uid);
+		return (-1);
+	}
+	return (1);
+}
+
+static int
+write_all(int fd, const char *p, size_t len)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return (-1);
+		p += n;
+		len -= (size_t)n;
+	}
+	return (0);
+}
+
+static void
+block_signals(sigset_t *old)
+{
+	sigset_t s;
+
+	(void) sigemptyset(&s);
+	(void) sigaddset(&s, SIGTERM);
+	(void) sigaddset(&s, SIGHUP);
+	(void) sigaddset(&s, SIGINT);
+	(void) sigprocmask(SIG_BLOCK, &s, old);
+}
+
+static void
+restore_signals(const sigset_t *old)
+{
+	(void) sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+/* Forgets the pending temporary file; removes it too if unlink. */
+static void
+drop_pending(int unlink_it)
+{
+	sigset_t os;
+	char *p;
+
+	block_signals(&os);
+	p = pending_tmp;
+	pending_tmp = NULL;
+	restore_signals(&os);
+	if (p != NULL && unlink_it)
+		(void) unlink(p);
+	free(p);
+}
+
+/*
+ * Creates path (it must not exist: EEXIST is returned, nothing set in r)
+ * holding data, gives it old's mode and owner (or mode when old is NULL)
+ * when keep is set, and syncs it.  Until drop_pending() the file is the
+ * pending one, removed by the signal handlers; on any failure here it is
+ * removed at once.  0; EEXIST; -1 with r set.
+ */
+static int
+create_synced(const char *path, const field_t *data, int omode, int keep,
+    const struct stat *old, long long mode, resp_t *r)
+{
+	sigset_t os;
+	char *copy;
+	int fd, e;
+	const char *stage;
+
+	if ((copy = strdup(path)) == NULL) {
+		resp_fail(r, "nomem", "out of memory");
+		return (-1);
+	}
+	block_signals(&os);
+	fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC,
+	    (mode_t)omode);
+	e = errno;
+	if (fd >= 0)
+		pending_tmp = copy;
+	restore_signals(&os);
+	if (fd < 0) {
+		free(copy);
+		if (e == EEXIST)
+			return (EEXIST);
+		resp_errno(r, "open", e);
+		return (-1);
+	}
+	stage = "write";
+	if (write_all(fd, data->f_data, data->f_len) != 0)
+		goto fail;
+	/*
+	 * Owner before mode: chown(2) clears the set-id bits, which the
+	 * mode must then bring back.
+	 */
+	if (keep) {
+		stage = "chown";
+		if (old != NULL && fchown(fd, old->st_uid, old->st_gid) != 0) {
+			if (errno == EPERM) {
+				(void) close(fd);
+				drop_pending(1);
+				resp_fail(r, "group", NULL);
+				resp_unum(r, (unsigned long long)old->st_gid);
+				return (-1);
+			}
+			goto fail;
+		}
+		stage = "chmod";
+		if (fchmod(fd, old != NULL ? old->st_mode & 07777 :
+		    (mode_t)mode) != 0)
+			goto fail;
+	}
+	stage = "fsync";
+	if (fsync(fd) != 0)
+		goto fail;
+	stage = "close";
+	if (close(fd) != 0) {
+		fd = -1;
+		goto fail;
+	}
+	return (0);
+fail:
+	e = errno;
+	if (fd >= 0)
+		(void) close(fd);
+	drop_pending(1);
+	resp_errno(r, stage, e);
+	return (-1);
+}
+
+/* Makes a rename or a creation in directory durable: 0, or -1 (r set). */
+static int
+fsync_dir(const char *dir, resp_t *r)
+{
+	int fd, flags = O_RDONLY;
+
+#ifdef O_DIRECTORY
+	flags |= O_DIRECTORY;
+#endif
+	if ((fd = open(dir, flags | O_CLOEXEC)) < 0) {
+		if (errno == EINVAL)
+			return (0);
+		resp_fail(r, "sync", dir);
+		resp_str(r, strerror(errno));
+		return (-1);
+	}
+	/* Some file systems cannot sync a directory; the data is there. */
+	if (fsync(fd) != 0 && errno != EINVAL) {
+		resp_fail(r, "sync", dir);
+		resp_str(r, strerror(errno));
+		(void) close(fd);
+		return (-1);
+	}
+	(void) close(fd);
+	return (0);
+}
+
+static void
+op_create(req_t *q, resp_t *r)
+{
+	const char *p, *base;
+	char *path = NULL, *dir = NULL;
+	long long mode;
+	int rc;
+
+	if ((p = fstr(q, 0, r)) == NULL ||
+	    fnum(q, 1, 0, 07777, &mode, r) != 0)
+		return;
+	if ((path = abspath(p)) == NULL || (dir = dir_of(path, &base)) ==
+	    NULL) {
+		resp_fail(r, "nomem", "out of memory");
+		goto done;
+	}
+	if (check_symlinks(path, r) != 0)
+		goto done;
+	rc = create_synced(path, &q->q_f[2], (int)mode, 0, NULL, 0, r);
+	if (rc == EEXIST) {
+		resp_fail(r, "exists", NULL);
+		goto done;
+	}
+	if (rc != 0)
+		goto done;
+	drop_pending(0);
+	(void) fsync_dir(dir, r);
+done:
+	free(path);
+	free(dir);
+}
+
+/* 8 random hex digits for a temporary file's name. */
+static void
+random_hex(char *b)
+{
+	static uint64_t mix;
+	uint32_t v = 0;
+	struct timespec ts;
+	int fd;
+
+	if ((fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) < 0 ||
+	    read(fd, &v, sizeof (v)) != (ssize_t)sizeof (v)) {
+		(void) clock_gettime(CLOCK_REALTIME, &ts);
+		mix ^= (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32) ^
+		    ((uint64_t)getpid() << 16);
+		v = (uint32_t)splitmix64(&mix);
+	}
+	if (fd >= 0)
+		(void) close(fd);
+	(void) snprintf(b, 9, "%08x", (unsigned int)v);
+}
+
+static void
+op_replace(req_t *q, resp_t *r)
+{
+	const char *p, *base;
+	char *path = NULL, *dir = NULL, *tmp = NULL, hex[9];
+	struct stat old;
+	long long mode;
+	size_t n;
+	sigset_t os;
+	int rc, have, e;
+
+	if ((p = fstr(q, 0, r)) == NULL ||
+	    fnum(q, 1, 0, 07777, &mode, r) != 0)
+		return;
+	if ((path = abspath(p)) == NULL || (dir = dir_of(path, &base)) ==
+	    NULL) {
+		resp_fail(r, "nomem", "out of memory");
+		goto done;
+	}
+	if ((have = existing(path, &old, r)) < 0)
+		goto done;
+
+	/* Same directory, so that the rename cannot cross file systems. */
+	random_hex(hex);
+	n = strlen(dir) + strlen(base) + 64;
+	if ((tmp = malloc(n)) == NULL) {
+		resp_fail(r, "nomem", "out of memory");
+		goto done;
+	}
+	(void) snprintf(tmp, n, "%s/.%s.sdtune.%ld.%s",
+	    strcmp(dir, "/") == 0 ? "" : dir, base, (long)getpid(), hex);
+	rc = create_synced(tmp, &q->q_f[2], 0600, 1, have ? &old : NULL,
+	    mode, r);
+	if (rc == EEXIST) {
+		resp_fail(r, "tmpexists", tmp);
+		goto done;
+	}
+	if (rc != 0)
+		goto done;
+	block_signals(&os);
+	rc = rename(tmp, path);
+	e = errno;
+	restore_signals(&os);
+	if (rc != 0) {
+		drop_pending(1);
+		resp_errno(r, "rename", e);
+		goto done;
+	}
+	drop_pending(0);
+	(void) fsync_dir(dir, r);
+done:
+	free(path);
+	free(dir);
+	free(tmp);
+}
+
+static void
+op_check_replaceable(req_t *q, resp_t *r)
+{
+	const char *p, *base;
+	char *path = NULL, *dir = NULL;
+	struct stat old;
+
+	if ((p = fstr(q, 0, r)) == NULL)
+		return;
+	if ((path = abspath(p)) == NULL || (dir = dir_of(path, &base)) ==
+	    NULL) {
+		resp_fail(r, "nomem", "out of memory");
+		goto done;
+	}
+	if (existing(path, &old, r) < 0)
+		goto done;
+	if (access(dir, W_OK | X_OK) != 0)
+		resp_fail(r, "dirnotwritable", dir);
+done:
+	free(path);
+	free(dir);
+}
+
+static int
+is_dir(const char *p)
+{
+	struct stat st;
+
+	return (stat(p, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
+/* mkdir -p: the last directory gets mode, those above it 0777. */
+static void
+op_mkdirs(req_t *q, resp_t *r)
+{
+	const char *p;
+	char *path;
+	long long mode;
+	size_t j, len;
+	int last;
+
+	if ((p = fstr(q, 0, r)) == NULL ||
+	    fnum(q, 1, 0, 07777, &mode, r) != 0)
+		return;
+	if ((path = abspath(p)) == NULL) {
+		resp_fail(r, "nomem", "out of memory");
+		return;
+	}
+	len = strlen(path);
+	for (j = 1; j <= len; j++) {
+		if (path[j] != '/' && path[j] != '\0')
+			continue;
+		last = path[j] == '\0';
+		path[j] = '\0';
+		/* Something else above: the next mkdir says ENOTDIR. */
+		if (!is_dir(path) && mkdir(path, last ? (mode_t)mode : 0777) !=
+		    0 && !(errno == EEXIST && (!last || is_dir(path)))) {
+			resp_errno(r, "mkdir", errno);
+			break;
+		}
+		if (!last)
+			path[j] = '/';
+	}
+	free(path);
+}
+
+static void
+op_remove(req_t *q, resp_t *r)
+{
+	const char *path;
+
+	if ((path = fstr(q, 0, r)) == NULL)
+		return;
+	if (unlink(path) != 0)
+		resp_errno(r, "unlink", errno);
+}
+
+/* -- locks -------------------------------------------------------------- */
+
+static held_t *
+held_find(dev_t dev, ino_t ino)
+{
+	int i;
+
+	for (i = 0; i < MAX_LOCKS; i++)
+		if (held[i].h_fd >= 0 && held[i].h_dev == dev &&
+		    held[i].h_ino == ino)
+			return (&held[i]);
+	return (NULL);
+}
+
+static int
+setlk(int fd, short type)
+{
+	struct flock fl;
+
+	(void) memset(&fl, 0, sizeof (fl));
+	fl.l_type = type;
+	fl.l_whence = SEEK_SET;
+	fl.l_start = 0;
+	fl.l_len = 0;
+	return (fcntl(fd, F_SETLK, &fl));
+}
+
+static void
+op_lock(req_t *q, resp_t *r)
+{
+	const char *path;
+	struct stat st;
+	held_t *h = NULL;
+	char pid[32];
+	int fd, i, e;
+
+	if ((path = fstr(q, 0, r)) == NULL)
+		return;
+	/*
+	 * Held already: refused before an open, whose close would drop the
+	 * lock (POSIX locks are the process's, not the descriptor's).
+	 */
+	if (lstat(path, &st) == 0 && held_find(st.st_dev, st.st_ino) != NULL) {
+		resp_fail(r, "locked", NULL);
+		return;
+	}
+	for (i = 0; i < MAX_LOCKS && h == NULL; i++)
+		if (held[i].h_fd < 0)
+			h = &held[i];
+	if (h == NULL) {
+		resp_failf(r, "usage", "more than %d locks held", MAX_LOCKS);
+		return;
+	}
+	if ((fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	    0644)) < 0) {
+		resp_errno(r, "open", errno);
+		return;
+	}
+	if (fstat(fd, &st) != 0) {
+		resp_errno(r, "stat", errno);
+		(void) close(fd);
+		return;
+	}
+	if (held_find(st.st_dev, st.st_ino) != NULL) {
+		/*
+		 * A held file renamed here since the lstat: closing fd would
+		 * drop its lock, so fd is left open.
+		 */
+		resp_fail(r, "locked", NULL);
+		return;
+	}
+	if (setlk(fd, F_WRLCK) != 0) {
+		e = errno;
+		(void) close(fd);
+		if (e == EACCES || e == EAGAIN)
+			resp_fail(r, "locked", NULL);
+		else
+			resp_errno(r, "lock", e);
+		return;
+	}
+	/* The holder's pid helps the operator find a stuck process. */
+	(void) snprintf(pid, sizeof (pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) != 0 || write_all(fd, pid, strlen(pid)) != 0) {
+		resp_errno(r, "write", errno);
+		(void) close(fd);
+		return;
+	}
+	if ((h->h_path = strdup(path)) == NULL) {
+		(void) close(fd);
+		resp_fail(r, "nomem", "out of memory");
+		return;
+	}
+	h->h_fd = fd;
+	h->h_dev = st.st_dev;
+	h->h_ino = st.st_ino;
+}
+
+static void
+op_unlock(req_t *q, resp_t *r)
+{
+	const char *path;
+	struct stat st;
+	held_t *h = NULL;
+	int i;
+
+	if ((path = fstr(q, 0, r)) == NULL)
+		return;
+	for (i = 0; i < MAX_LOCKS && h == NULL; i++)
+		if (held[i].h_fd >= 0 && strcmp(held[i].h_path, path) == 0)
+			h = &held[i];
+	if (h == NULL && lstat(path, &st) == 0)
+		h = held_find(st.st_dev, st.st_ino);
+	if (h == NULL) {
+		resp_fail(r, "notlocked", path);
+		return;
+	}
+	(void) setlk(h->h_fd, F_UNLCK);
+	(void) close(h->h_fd);
+	free(h->h_path);
+	h->h_path = NULL;
+	h->h_fd = -1;
+}
+
+/* -- commands ----------------------------------------------------------- */
+
+static int
+set_flag(int fd, int cmd_get, int cmd_set, int flag)
+{
+	int f = fcntl(fd, cmd_get);
+
+	if (f < 0 || fcntl(fd, cmd_set, f | flag) < 0)
+		return (-1);
+	return (0);
+}
+
+/* A pipe whose ends the parent keeps are close-on-exec: 0, or errno. */
+static int
+make_pipe(int p[2])
+{
+	if (pipe(p) != 0)
+		return (errno);
+	if (set_flag(p[0], F_GETFD, F_SETFD, FD_CLOEXEC) != 0 ||
+	    set_flag(p[1], F_GETFD, F_SETFD, FD_CLOEXEC) != 0)
+		return (errno);
+	return (0);
+}
+
+static void
+close_fd(int *fd)
+{
+	if (*fd >= 0)
+		(void) close(*fd);
+	*fd = -1;
+}
+
+/* In the child: becomes the command, or reports errno on ep and exits. */
+static void
+child_exec(char **argv, int in_fd, int out_fd, int err_fd, int ep)
+{
+	struct sigaction sa;
+	sigset_t none;
+	long max;
+	int fd, e, sigs[] = { SIGPIPE, SIGTERM, SIGHUP, SIGINT };
+	size_t i;
+
+	(void) memset(&sa, 0, sizeof (sa));
+	sa.sa_handler = SIG_DFL;
+	(void) sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof (sigs) / sizeof (sigs[0]); i++)
+		(void) sigaction(sigs[i], &sa, NULL);
+	(void) sigemptyset(&none);
+	(void) sigprocmask(SIG_SETMASK, &none, NULL);
+
+	if (in_fd < 0)
+		in_fd = open("/dev/null", O_RDONLY);
+	if (in_fd < 0 || dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 ||
+	    dup2(err_fd, 2) < 0 || chdir("/") != 0)
+		goto fail;
+	/* Nothing else of the server's, nor of whoever started it. */
+	max = sysconf(_SC_OPEN_MAX);
+	if (max < 0 || max > CLOSE_FDS_MAX)
+		max = CLOSE_FDS_MAX;
+	for (fd = 3; fd < max; fd++)
+		if (fd != ep)
+			(void) close(fd);
+	(void) execve(argv[0], argv, run_env);
+fail:
+	e = errno;
+	if (write(ep, &e, sizeof (e)) != (ssize_t)sizeof (e))
+		_exit(126);
+	_exit(127);
+}
+
+static void
+op_run(req_t *q, resp_t *r)
+{
+	const char *path;
+	char **argv = NULL, *obuf[2] = { NULL, NULL }, *nb;
+	size_t olen[2] = { 0, 0 }, ocap[2] = { 0, 0 }, in_off = 0, i, nargs;
+	long long tmo, has_in;
+	int inp[2] = { -1, -1 }, outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	int ep[2] = { -1, -1 }, e, status, k, nfds, idx[3];
+	struct pollfd pfd[3];
+	uint64_t start, deadline = 0, now;
+	pid_t pid, w;
+	ssize_t n;
+	struct timespec nap = { 0, 5000000 };
+	const field_t *input = &q->q_f[3];
+	static const char *stream[2] = { "stdout", "stderr" };
+
+	if ((path = fstr(q, 0, r)) == NULL ||
+	    fnum(q, 1, 0, LLONG_MAX / 1000000, &tmo, r) != 0 ||
+	    fnum(q, 2, 0, 1, &has_in, r) != 0)
+		return;
+	nargs = q->q_n - 4;
+	if ((argv = calloc(nargs + 2, sizeof (char *))) == NULL) {
+		resp_fail(r, "nomem", "out of memory");
+		return;
+	}
+	argv[0] = (char *)path;
+	for (i = 0; i < nargs; i++)
+		if ((argv[i + 1] = (char *)fstr(q, i + 4, r)) == NULL)
+			goto done;
+
+	if ((e = make_pipe(ep)) != 0 || (e = make_pipe(outp)) != 0 ||
+	    (e = make_pipe(errp)) != 0 || (has_in && (e = make_pipe(inp)) !=
+	    0)) {
+		resp_errno(r, "pipe", e);
+		goto done;
+	}
+	start = sdio_now();
+	if ((pid = fork()) < 0) {
+		resp_errno(r, "fork", errno);
+		goto done;
+	}
+	if (pid == 0)
+		child_exec(argv, inp[0], outp[1], errp[1], ep[1]);
+	pending_child = pid;
+	close_fd(&inp[0]);
+	close_fd(&outp[1]);
+	close_fd(&errp[1]);
+	close_fd(&ep[1]);
+
+	/* exec succeeded when the CLOEXEC pipe closes without a word. */
+	do {
+		n = read(ep[0], &e, sizeof (e));
+	} while (n < 0 && errno == EINTR);
+	close_fd(&ep[0]);
+	if (n == (ssize_t)sizeof (e)) {
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			continue;
+		pending_child = 0;
+		resp_errno(r, "exec", e);
+		goto done;
+	}
+
+	if (has_in && input->f_len == 0)
+		close_fd(&inp[1]);
+	if (inp[1] >= 0)
+		(void) set_flag(inp[1], F_GETFL, F_SETFL, O_NONBLOCK);
+	if (tmo > 0)
+		deadline = start + (uint64_t)tmo * 1000000ULL;
+	for (;;) {
+		nfds = 0;
+		if (inp[1] >= 0) {
+			pfd[nfds].fd = inp[1];
+			pfd[nfds].events = POLLOUT;
+			idx[nfds++] = 2;
+		}
+		for (k = 0; k < 2; k++) {
+			if ((k == 0 ? outp[0] : errp[0]) < 0)
+				continue;
+			pfd[nfds].fd = k == 0 ? outp[0] : errp[0];
+			pfd[nfds].events = POLLIN;
+			idx[nfds++] = k;
+		}
+		if (nfds == 0)
+			break;
+		k = -1;
+		if (deadline != 0) {
+			now = sdio_now();
+			if (now >= deadline)
+				goto timeout;
+			/* Rounded up, so that the wait reaches the deadline. */
+			k = (deadline - now) / 1000000 >= POLL_MAX_MS ?
+			    POLL_MAX_MS :
+			    (int)((deadline - now + 999999) / 1000000);
+		}
+		if (poll(pfd, (nfds_t)nfds, k) < 0) {
+			if (errno == EINTR)
+				continue;
+			e = errno;
+			goto kill;
+		}
+		for (i = 0; i < (size_t)nfds; i++) {
+			if (pfd[i].revents == 0)
+				continue;
+			if (idx[i] == 2) {
+				n = write(inp[1], input->f_data + in_off,
+				    input->f_len - in_off);
+				if (n < 0 && (errno == EAGAIN ||
+				    errno == EINTR))
+					continue;
+				/* EPIPE: it exited without reading. */
+				if (n < 0)
+					close_fd(&inp[1]);
+				else if ((in_off += (size_t)n) == input->f_len)
+					close_fd(&inp[1]);
+				continue;
+			}
+			k = idx[i];
+			if (olen[k] == ocap[k]) {
+				ocap[k] = ocap[k] == 0 ? 65536 : ocap[k] * 2;
+				if ((nb = realloc(obuf[k], ocap[k] + 1)) ==
+				    NULL) {
+					e = ENOMEM;
+					goto kill;
+				}
+				obuf[k] = nb;
+			}
+			n = read(pfd[i].fd, obuf[k] + olen[k],
+			    ocap[k] - olen[k]);
+			if (n < 0 && (errno == EAGAIN || errno == EINTR))
+				continue;
+			if (n <= 0) {
+				close_fd(k == 0 ? &outp[0] : &errp[0]);
+				continue;
+			}
+			if ((olen[k] += (size_t)n) > RUN_OUT_MAX) {
+				(void) kill(pid, SIGKILL);
+				while (waitpid(pid, &status, 0) < 0 &&
+				    errno == EINTR)
+					continue;
+				pending_child = 0;
+				resp_fail(r, "toolarge", stream[k]);
+				goto done;
+			}
+		}
+	}
+
+	/* Its output is closed; it may still run, up to the deadline. */
+	for (;;) {
+		w = waitpid(pid, &status, deadline != 0 ? WNOHANG : 0);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			e = errno;
+			goto kill;
+		}
+		if (w == 0) {
+			if (sdio_now() >= deadline)
+				goto timeout;
+			(void) nanosleep(&nap, NULL);
+		}
+	}
+	pending_child = 0;
+	now = sdio_now();
+	if (WIFEXITED(status)) {
+		resp_num(r, WEXITSTATUS(status));
+		resp_num(r, 0);
+	} else {
+		resp_num(r, -1);
+		resp_num(r, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	}
+	for (k = 0; k < 2; k++) {
+		if (obuf[k] == NULL)
+			obuf[k] = malloc(1);
+		resp_own(r, obuf[k], olen[k]);
+		obuf[k] = NULL;
+	}
+	resp_unum(r, (unsigned long long)(now - start));
+	goto done;
+
+timeout:
+	(void) kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		continue;
+	pending_child = 0;
+	resp_failf(r, "timeout", "%lld", tmo);
+	goto done;
+kill:
+	(void) kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		continue;
+	pending_child = 0;
+	resp_errno(r, "poll", e);
+done:
+	close_fd(&inp[0]);
+	close_fd(&inp[1]);
+	close_fd(&outp[0]);
+	close_fd(&outp[1]);
+	close_fd(&errp[0]);
+	close_fd(&errp[1]);
+	close_fd(&ep[0]);
+	close_fd(&ep[1]);
+	free(obuf[0]);
+	free(obuf[1]);
+	free(argv);
+}
+
+/* -- the loop ----------------------------------------------------------- */
+
+static void
+op_bye(req_t *q, resp_t *r)
+{
+	(void) q;
+	(void) r;
+}
+
+static const op_t ops[] = {
+	{ "hello", 0, 0, op_hello },
+	{ "read", 2, 2, op_read },
+	{ "stat", 1, 1, op_stat },
+	{ "lstat", 1, 1, op_lstat },
+	{ "listdir", 1, 1, op_listdir },
+	{ "readlink", 1, 1, op_readlink },
+	{ "readlinks", 1, 1, op_readlinks },
+	{ "samefile", 2, 2, op_samefile },
+	{ "access", 2, 2, op_access },
+	{ "can_run", 1, 1, op_can_run },
+	{ "create", 3, 3, op_create },
+	{ "replace", 3, 3, op_replace },
+	{ "check_replaceable", 1, 1, op_check_replaceable },
+	{ "mkdirs", 2, 2, op_mkdirs },
+	{ "remove", 1, 1, op_remove },
+	{ "lock", 1, 1, op_lock },
+	{ "unlock", 1, 1, op_unlock },
+	{ "run", 4, -1, op_run },
+	{ "now", 0, 0, op_now },
+	{ "bye", 0, 0, op_bye },
+	{ NULL, 0, 0, NULL }
+};
+
+/* SIGTERM, SIGHUP, SIGINT: no temporary file, no command left behind. */
+static void
+on_signal(int sig)
+{
+	char *p = pending_tmp;
+	pid_t c = pending_child;
+
+	if (p != NULL)
+		(void) unlink(p);
+	if (c > 0)
+		(void) kill(c, SIGKILL);
+	_exit(128 + sig);
+}
+
+static void
+release_all(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_LOCKS; i++) {
+		if (held[i].h_fd < 0)
+			continue;
+		(void) setlk(held[i].h_fd, F_UNLCK);
+		(void) close(held[i].h_fd);
+		free(held[i].h_path);
+		held[i].h_fd = -1;
+	}
+}
+
+int
+sdio_serve_main(int argc, char **argv)
+{
+	struct sigaction sa;
+	req_t q;
+	resp_t r;
+	const op_t *op;
+	char *rt;
+	int i, fd, bye;
+
+	if (argc != 2 || strcmp(argv[0], "--root") != 0 || argv[1][0] == '\0')
+		return (sdio_usage_error("%s%s", "serve: want --root ROOT",
+		    ""));
+	if ((rt = abspath(argv[1])) == NULL) {
+		(void) fprintf(stderr, "sdio: out of memory\n");
+		return (SDIO_EXIT_SETUP);
+	}
+	root = rt;
+	for (i = 0; i < MAX_LOCKS; i++)
+		held[i].h_fd = -1;
+	/*
+	 * Descriptors 0 to 2 open, so that no pipe of a command becomes one
+	 * of them and is lost to the child's dup2()s.
+	 */
+	for (i = 0; i < 3; i++) {
+		if (fcntl(i, F_GETFD) >= 0)
+			continue;
+		if ((fd = open("/dev/null", O_RDWR)) >= 0 && fd != i) {
+			(void) dup2(fd, i);
+			(void) close(fd);
+		}
+	}
+
+	(void) memset(&sa, 0, sizeof (sa));
+	(void) sigemptyset(&sa.sa_mask);
+	sa.sa_handler = SIG_IGN;
+	(void) sigaction(SIGPIPE, &sa, NULL);
+	sa.sa_handler = on_signal;
+	(void) sigaddset(&sa.sa_mask, SIGTERM);
+	(void) sigaddset(&sa.sa_mask, SIGHUP);
+	(void) sigaddset(&sa.sa_mask, SIGINT);
+	(void) sigaction(SIGTERM, &sa, NULL);
+	(void) sigaction(SIGHUP, &sa, NULL);
+	(void) sigaction(SIGINT, &sa, NULL);
+
+	(void) memset(&q, 0, sizeof (q));
+	(void) memset(&r, 0, sizeof (r));
+	while (req_read(&q)) {
+		for (op = ops; op->op_name != NULL; op++)
+			if (strcmp(op->op_name, q.q_op) == 0)
+				break;
+		if (op->op_name == NULL)
+			resp_failf(&r, "usage", "unknown op '%s'", q.q_op);
+		else if ((int)q.q_n < op->op_min ||
+		    (op->op_max >= 0 && (int)q.q_n > op->op_max))
+			resp_failf(&r, "usage", "%s takes %d fields, not %zu",
+			    op->op_name, op->op_min, q.q_n);
+		else
+			op->op_fn(&q, &r);
+		bye = op->op_fn == op_bye && !r.r_err;
+		req_free(&q);
+		resp_send(&r);
+		if (bye)
+			break;
+	}
+	release_all();
+	free(q.q_f);
+	free(r.r_f);
+	free(rt);
+	return (SDIO_EXIT_OK);
+}

@@ -1,0 +1,459 @@
+"""An appliance over SSH as the Host: `sdtune --host DEST`.
+
+The appliance needs no Python: one ssh process runs the engine's file
+and command server there (`sdio serve --root ROOT`, plugin/engine/
+serve.c) for the whole sdtune command, and every Host call is a request
+on that one session (host/wire.py).  The checks that keep sd.conf whole
+run on the appliance, inside the engine: the temporary file in the same
+directory, fsync, rename and directory sync of write_atomic are one
+request, and the lock is the engine's POSIX record lock on the
+appliance's lock file, so a local sdtune there and a remote one exclude
+each other.  A connection that drops at any moment leaves the old or the
+new file; the engine then exits and its locks go with it.
+
+ssh runs with BatchMode (never a password prompt) and
+StrictHostKeyChecking (an unknown or changed host key is a refusal that
+says what to do, never a silent accept); everything else, from the
+user's ~/.ssh/config to the [ssh] options of sdtune.conf, is ssh's own.
+The allow-listed command paths and -R ROOT describe the appliance.
+"""
+
+import contextlib
+import os
+import re
+import shlex
+import stat as statmod
+import subprocess
+import threading
+import time
+from typing import Dict, Iterator, List, Mapping, Optional, Sequence
+
+from ..errors import (EXIT_FAILED, EXIT_REFUSED, HostError, LockedError)
+from . import wire
+from .base import READ_LIMIT, CommandResult, Host, resolve_under
+from .local import allowed, operator
+
+# Forced before the operator's options: ssh keeps the first value it is
+# given for an option, so neither ~/.ssh/config nor [ssh] options can
+# turn these off.
+FORCED_OPTIONS = ("-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes",
+                  "-o", "ClearAllForwardings=yes", "-a", "-x", "-T")
+# Extra time for an answer beyond the command's own timeout: the round
+# trip and the engine's reaping of a killed command.
+ANSWER_MARGIN_S = 30.0
+_DEST = re.compile(r"^(ssh://)?[A-Za-z0-9_.@:\[\]%+-]+$")
+
+
+def check_destination(dest: str) -> str:
+    """DEST as ssh takes it, `[user@]host` or `ssh://[user@]host[:port]`;
+    anything that could be read as an option or a second word is refused
+    (HostError, exit 2 is the caller's)."""
+    if not dest or dest.startswith("-") or not _DEST.match(dest):
+        raise HostError("reach", dest, "not an ssh destination "
+                        "([user@]host or ssh://[user@]host[:port])")
+    return dest
+
+
+class SshHost(Host):
+    """The appliance at ``dest``, with system paths under ``root`` there
+    and the allow-listed ``commands`` at their paths there."""
+
+    def __init__(self, dest: str, root: str = "/",
+                 commands: Optional[Mapping[str, str]] = None,
+                 ssh: str = "/usr/bin/ssh",
+                 ssh_options: Sequence[str] = (),
+                 timeout_s: float = 60.0,
+                 connect_timeout_s: int = 30,
+                 libraries: Optional[Mapping[str, str]] = None) -> None:
+        self.dest = check_destination(dest)
+        self.root = root
+        self.commands = dict(commands or {})
+        # Paths on the appliance: its engine loads them there.
+        self.libraries = dict(libraries or {})
+        self.ssh = ssh
+        self.ssh_options = list(ssh_options)
+        self.timeout_s = timeout_s
+        self.connect_timeout_s = connect_timeout_s
+        self._proc: Optional[subprocess.Popen] = None
+        self._stderr: List[bytes] = []
+        self._reader: Optional[threading.Thread] = None
+        self._expired = False
+        self._broken: Optional[HostError] = None
+        self._euid = -1
+        self._unread = 0
+
+    # -- the session --------------------------------------------------------
+
+    def where(self, path: str) -> str:
+        """A path on the appliance as messages name it: DEST:PATH."""
+        return "%s:%s" % (self.dest, path)
+
+    def argv(self) -> List[str]:
+        """The ssh command line of the session."""
+        engine = allowed(self.commands, "commands", "sdio", "run")
+        remote = "%s serve --root %s" % (shlex.quote(engine),
+                                         shlex.quote(self.root))
+        return [self.ssh, *FORCED_OPTIONS, "-o",
+                "ConnectTimeout=%d" % self.connect_timeout_s,
+                "-o", "ServerAliveInterval=15", "-o",
+                "ServerAliveCountMax=4", *self.ssh_options, "--",
+                self.dest, remote]
+
+    def _session(self) -> subprocess.Popen:
+        if self._broken is not None:
+            raise self._broken
+        if self._proc is not None:
+            return self._proc
+        argv = self.argv()
+        if not os.path.isabs(self.ssh):
+            raise HostError("reach", self.dest, "the [ssh] ssh path '%s' "
+                            "is not absolute" % self.ssh)
+        try:
+            # Its own session: Ctrl-C stops sdtune, which can then still
+            # ask the appliance whether a change was left half done.
+            self._proc = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, close_fds=True,
+                start_new_session=True)
+        except OSError as e:
+            raise HostError("reach", self.dest, "cannot run %s: %s"
+                            % (self.ssh, e.strerror or "error")) from e
+        self._reader = threading.Thread(target=self._drain_stderr,
+                                        daemon=True)
+        self._reader.start()
+        fields = self._exchange([wire.encode("hello", [])],
+                                self.connect_timeout_s + ANSWER_MARGIN_S,
+                                "hello")[0]
+        if not fields or fields[0] != wire.PROTOCOL:
+            self._fail(HostError("reach", self.dest, "the sdio engine "
+                                 "there speaks another protocol version: "
+                                 "install the engine of this sdtune"))
+        self._euid = wire.number(fields[1])
+        return self._proc
+
+    def _drain_stderr(self) -> None:
+        proc = self._proc
+        assert proc is not None and proc.stderr is not None
+        for line in iter(proc.stderr.readline, b""):
+            if len(self._stderr) < 200:
+                self._stderr.append(line)
+
+    def _expire(self) -> None:
+        self._expired = True
+        if self._proc is not None:
+            with contextlib.suppress(OSError):
+                self._proc.kill()
+
+    def _exchange(self, requests: List[bytes], timeout_s: float,
+                  what: str) -> List[List[bytes]]:
+        """Send every request, then read one answer each (pipelined: one
+        round trip).  An `err` answer comes back as the field list with
+        b"err" in front."""
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None and \
+            proc.stdout is not None
+        timer = threading.Timer(timeout_s, self._expire)
+        timer.daemon = True
+        timer.start()
+        answers: List[List[bytes]] = []
+        sent = False
+        try:
+            # Answers a Ctrl-C left unread belong to requests before
+            # these: read past them first.
+            while self._unread:
+                wire.read_message(proc.stdout)
+                self._unread -= 1
+            try:
+                proc.stdin.write(b"".join(requests))
+                proc.stdin.flush()
+            except OSError:
+                pass    # the read below finds out why
+            sent = True
+            for _ in requests:
+                word, fields = wire.read_message(proc.stdout)
+                answers.append([b"err"] + fields if word == "err"
+                               else fields)
+        except wire.WireError as e:
+            self._fail(self._lost(what, e))
+        except BaseException:
+            # Ctrl-C or SIGTERM: the engine still answers what was sent
+            # (an interrupted operation is whole on its side), so the
+            # session stays usable for saying what was left half done,
+            # unless a request went out in part.
+            if sent:
+                self._unread += len(requests) - len(answers)
+            else:
+                self._broken = HostError("reach", self.dest, "the "
+                                         "connection was interrupted")
+                self._stop()
+            raise
+        finally:
+            timer.cancel()
+        return answers
+
+    def _fail(self, error: HostError) -> None:
+        """The session is over: every later call gets the same error."""
+        self._broken = error
+        self._stop()
+        raise error
+
+    def _ssh_said(self) -> str:
+        if self._reader is not None:
+            self._reader.join(2.0)
+        lines = [ln.decode("utf-8", "replace").strip()
+                 for ln in self._stderr]
+        return "\n".join(ln for ln in lines if ln)
+
+    def _lost(self, what: str, e: wire.WireError) -> HostError:
+        """Why the session ended, in the operator's words."""
+        if self._expired:
+            return HostError("reach", self.dest, "no answer to %s in time:"
+                             " the connection was closed" % what)
+        if not e.eof:
+            return HostError("reach", self.dest, "the engine's answer to "
+                             "%s is not in its protocol (%s)" % (what,
+                                                                 e.what))
+        proc = self._proc
+        code = None
+        if proc is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                code = proc.wait(5)
+        said = self._ssh_said()
+        return classify_ssh_failure(self.dest, code, said,
+                                    self.commands.get("sdio", "sdio"),
+                                    what == "hello")
+
+    def _stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        for stream in (proc.stdin,):
+            with contextlib.suppress(OSError):
+                stream.close()  # type: ignore[union-attr]
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            with contextlib.suppress(OSError):
+                stream.close()  # type: ignore[union-attr]
+
+    def close(self) -> None:
+        if self._proc is not None and self._broken is None:
+            with contextlib.suppress(HostError):
+                self._exchange([wire.encode("bye", [])], 10.0, "bye")
+        self._stop()
+        if self._broken is None:
+            self._broken = HostError("reach", self.dest, "the connection "
+                                     "is closed")
+
+    def _call(self, op: str, fields: Sequence[wire.Field], verb: str,
+              obj: str, timeout_s: Optional[float] = None) -> List[bytes]:
+        self._session()
+        answer = self._exchange([wire.encode(op, fields)],
+                                timeout_s or self.timeout_s + ANSWER_MARGIN_S,
+                                op)[0]
+        if answer and answer[0] == b"err":
+            raise self._error(answer[1:], verb, obj)
+        return answer
+
+    def _error(self, fields: List[bytes], verb: str, obj: str) -> HostError:
+        """An `err` answer as the HostError RealHost raises for the same
+        failure, naming DEST:PATH."""
+        code = wire.text(fields[0]) if fields else "protocol"
+        detail = [wire.text(f) for f in fields[1:]]
+        first = detail[0] if detail else "?"
+        where = self.where(obj)
+        if code == "errno" and len(detail) >= 2:
+            return HostError(verb, where, detail[1])
+        if code == "locked":
+            return LockedError("lock", where,
+                               "locked by another sdtune process")
+        refusals = {
+            "exists": "it already exists (remove it or choose another "
+                      "name)",
+            "notreg": "not a regular file",
+            "symlink": "'%s' is a symbolic link" % first,
+            "owner": "owned by uid %s: only that user or root may replace "
+                     "it" % first,
+            "group": "cannot keep its group (gid %s)" % first,
+        }
+        if code in refusals:
+            return HostError("create" if code == "exists" else verb, where,
+                             refusals[code], EXIT_REFUSED)
+        failures = {
+            "toolarge": "larger than %d MiB: not an input sdtune reads"
+                        % (READ_LIMIT >> 20),
+            "perm": "Permission denied",
+            "tmpexists": "temporary file '%s' exists" % first,
+            "dirnotwritable": "directory '%s' is not writable" % first,
+            "timeout": "timed out after %g s" % (
+                int(detail[0]) / 1000.0 if detail and detail[0].isdigit()
+                else self.timeout_s),
+        }
+        if code == "sync" and len(detail) >= 2:
+            return HostError("sync", self.where(detail[0]), detail[1])
+        if code in failures:
+            return HostError(verb, where, failures[code])
+        return HostError(verb, where, "the engine there refused the request"
+                         " (%s%s)" % (code, ": " + detail[0] if detail
+                                      else ""))
+
+    # -- paths and reading ----------------------------------------------
+
+    def sys_path(self, path: str) -> str:
+        return resolve_under(self.root, path)
+
+    def read_bytes(self, path: str, limit: int = READ_LIMIT) -> bytes:
+        return self._call("read", [path, limit], "read", path)[0]
+
+    def _stat(self, op: str, path: str) -> Optional[os.stat_result]:
+        self._session()
+        answer = self._exchange([wire.encode(op, [path])],
+                                self.timeout_s + ANSWER_MARGIN_S, op)[0]
+        if answer and answer[0] == b"err":
+            return None
+        return _stat_result(answer)
+
+    def exists(self, path: str) -> bool:
+        return self._stat("stat", path) is not None
+
+    def is_dir(self, path: str) -> bool:
+        st = self._stat("stat", path)
+        return st is not None and statmod.S_ISDIR(st.st_mode)
+
+    def same_file(self, a: str, b: str) -> bool:
+        return self._call("samefile", [a, b], "compare", a)[0] == b"1"
+
+    def stat(self, path: str) -> os.stat_result:
+        return _stat_result(self._call("stat", [path], "stat", path))
+
+    def listdir(self, path: str) -> List[str]:
+        names = self._call("listdir", [path], "list", path)
+        return [wire.text(f) for f in names]
+
+    def readlink(self, path: str) -> str:
+        return wire.text(self._call("readlink", [path], "read link",
+                                    path)[0])
+
+    def read_links(self, directory: str) -> Dict[str, str]:
+        fields = self._call("readlinks", [directory], "list", directory)
+        return {wire.text(fields[i]): wire.text(fields[i + 1])
+                for i in range(0, len(fields) - 1, 2)}
+
+    # -- writing --------------------------------------------------------
+
+    def write_atomic(self, path: str, data: bytes,
+                     mode: Optional[int] = None) -> None:
+        self._call("replace", [path, 0o644 if mode is None else mode, data],
+                   "write", path)
+
+    def create_new(self, path: str, data: bytes, mode: int = 0o600) -> None:
+        self._call("create", [path, mode, data], "write", path)
+
+    def check_replaceable(self, path: str) -> None:
+        self._call("check_replaceable", [path], "write", path)
+
+    def mkdirs(self, path: str, mode: int = 0o755) -> None:
+        self._call("mkdirs", [path, mode], "create", path)
+
+    def remove(self, path: str) -> None:
+        self._call("remove", [path], "remove", path)
+
+    # -- commands, clocks, locks ----------------------------------------
+
+    def run(self, name: str, args: Sequence[str],
+            timeout_s: Optional[float] = None,
+            stdin: Optional[bytes] = None) -> CommandResult:
+        path = allowed(self.commands, "commands", name, "run")
+        timeout = self.timeout_s if timeout_s is None else timeout_s
+        start = time.monotonic_ns()
+        fields = self._call(
+            "run", [path, int(timeout * 1000), stdin is not None,
+                    stdin or b"", *args], "run", path,
+            timeout + ANSWER_MARGIN_S)
+        status, signo = wire.number(fields[0]), wire.number(fields[1])
+        return CommandResult(
+            argv=[path, *args],
+            # As subprocess reports a child killed by a signal.
+            returncode=-signo if signo else status,
+            stdout=fields[2].decode("utf-8", errors="replace"),
+            stderr=fields[3].decode("utf-8", errors="replace"),
+            elapsed_ns=time.monotonic_ns() - start)
+
+    def user(self) -> str:
+        return operator()
+
+    def is_root(self) -> bool:
+        self._session()
+        return self._euid == 0
+
+    def can_run(self, name: str) -> bool:
+        path = self.commands.get(name)
+        if not path or not path.startswith("/"):
+            return False
+        return self._call("can_run", [path], "run", path)[0] == b"1"
+
+    def monotonic_ns(self) -> int:
+        return time.monotonic_ns()
+
+    def now(self) -> float:
+        # The appliance's clock: its journal's times stay in one clock,
+        # whoever writes them.
+        return wire.number(self._call("now", [], "read the clock of",
+                                      "/")[0]) / 1e9
+
+    @contextlib.contextmanager
+    def lock(self, path: str) -> Iterator[None]:
+        self._call("lock", [path], "lock", path)
+        try:
+            yield
+        finally:
+            if self._broken is None:
+                with contextlib.suppress(HostError):
+                    self._call("unlock", [path], "unlock", path)
+
+
+def _stat_result(fields: List[bytes]) -> os.stat_result:
+    if len(fields) < 10:
+        raise HostError("stat", "?", "the engine's answer is short")
+    n = [wire.number(f) for f in fields[:10]]
+    # os.stat_result takes whole seconds in these positions.
+    return os.stat_result(n[:7] + [t // 1000000000 for t in n[7:10]])
+
+
+def classify_ssh_failure(dest: str, code: Optional[int], said: str,
+                         engine: str, connecting: bool) -> HostError:
+    """One line for why ssh ended: a host key problem is a refusal
+    (exit 3) that says how to check and fix it; the rest exit 4."""
+    low = said.lower()
+    if "remote host identification has changed" in low:
+        return HostError("reach", dest, "its host key has changed (another"
+                         " machine, a reinstall, or someone in between): "
+                         "check the new key, then remove the old one with"
+                         " 'ssh-keygen -R HOST'", EXIT_REFUSED)
+    if "host key verification failed" in low or \
+            "no matching host key" in low:
+        return HostError("reach", dest, "its host key is not known here: "
+                         "check the fingerprint and add it with "
+                         "'ssh DEST' once, or ssh-keyscan into "
+                         "known_hosts; sdtune never accepts a key "
+                         "unasked", EXIT_REFUSED)
+    if "permission denied" in low:
+        return HostError("reach", dest, "permission denied: sdtune never "
+                         "asks for a password; use a key the appliance "
+                         "accepts (ssh-agent or IdentityFile)")
+    if code in (126, 127) and connecting:
+        return HostError("reach", dest, "the sdio engine is not installed "
+                         "at %s there: install it ('make install-engine') "
+                         "or set [commands] sdio" % engine)
+    last = said.splitlines()[-1] if said else ""
+    if connecting:
+        return HostError("reach", dest, "ssh failed%s%s" % (
+            " (exit %d)" % code if code is not None else "",
+            ": " + last[:200] if last else ""))
+    return HostError("reach", dest, "the connection was lost%s; sd.conf "
+                     "there is the old or the new file, and the next "
+                     "sdtune command completes or undoes an open change"
+                     % (": " + last[:200] if last else ""), EXIT_FAILED)

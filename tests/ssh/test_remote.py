@@ -1,0 +1,268 @@
+"""`sdtune --host DEST` against a real OpenSSH server on 127.0.0.1 that
+serves a simulated appliance (tests/ssh/sshd.py, tests/sim).
+
+The same flow runs on two identical appliances, one as it always did and
+one over SSH, and every command must print the same, exit the same and
+leave the same sd.conf.  Then what can go wrong on the way: every
+connection failure is one line naming the host and changes nothing, and
+a local and a remote apply exclude each other through the appliance's
+lock."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, REPO)
+
+from tests.adversarial.support import inject_record  # noqa: E402
+from tests.e2e.plans import subset_plans  # noqa: E402
+from tests.sim.appliance import Appliance  # noqa: E402
+
+INTEL = "ATA     INTEL SSDSC2BA40"
+ENV = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
+       "SDTUNE_ZONENAME_CMD": "/nonexistent"}
+
+
+def remote_config(app, sshd, extra=""):
+    """The appliance's sdtune.conf, with [ssh] pointing at the test
+    server's client configuration."""
+    path = os.path.join(app.dir, "remote.conf")
+    with open(app.config) as f:
+        text = f.read()
+    with open(path, "w") as f:
+        f.write(text + "\n[ssh]\noptions = -F %s\n%s"
+                % (sshd.config_path, extra))
+    return path
+
+
+def sd_conf(app):
+    with open(os.path.join(app.root, "kernel", "drv", "sd.conf"), "rb") as f:
+        return f.read()
+
+
+def masked(app, text):
+    """Output with what differs between two appliances by construction
+    (their directories, the clock) replaced."""
+    text = text.replace(app.root, "ROOT").replace(app.dir, "DIR")
+    text = re.sub(r'"(created|time)": [0-9.]+', r'"\1": TIME', text)
+    return re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", "TIME", text)
+
+
+@pytest.fixture
+def pair(tmp_path, sshd):
+    """Two identical appliances: (local, remote, remote's config)."""
+    local = Appliance.build("small-nexenta", str(tmp_path / "local"))
+    remote = Appliance.build("small-nexenta", str(tmp_path / "remote"))
+    return local, remote, remote_config(remote, sshd)
+
+
+def both(pair, sshd, *args):
+    local, remote, config = pair
+    a = local.sdtune(*args)
+    b = remote.sdtune("--host", sshd.alias, *args, config=config)
+    return a, b
+
+
+def assert_same(pair, a, b):
+    local, remote, _ = pair
+    assert (a.returncode, masked(local, a.stdout), masked(local, a.stderr)) \
+        == (b.returncode, masked(remote, b.stdout),
+            masked(remote, b.stderr))
+
+
+def test_the_whole_flow_prints_the_same_over_ssh(pair, sshd):
+    local, remote, _ = pair
+    for app in (local, remote):
+        inject_record(app, INTEL, {"physical-block-size": 4096,
+                                   "cache-nonvolatile": True,
+                                   "throttle-max": 32, "disksort": False})
+    steps = [("disks",), ("disks", "-o", "json"), ("results",),
+             ("plan",), ("plan", "-o", "json"), ("apply", "--yes"),
+             ("verify",), "reboot", ("verify", "-o", "json"), ("audit",),
+             ("audit", "-o", "json"), ("history", "-H"),
+             ("rollback", "--last", "--yes"), ("verify",),
+             ("sdconf", "show", "/kernel/drv/sd.conf")]
+    for step in steps:
+        if step == "reboot":
+            local.reboot()
+            remote.reboot()
+            continue
+        if step[0] == "sdconf":
+            # Files named on the command line are the appliance's.
+            a = local.sdtune(*step[:-1], os.path.join(local.root,
+                                                      "kernel/drv/sd.conf"))
+            b = remote.sdtune("--host", sshd.alias, *step[:-1],
+                              os.path.join(remote.root,
+                                           "kernel/drv/sd.conf"),
+                              config=pair[2])
+        else:
+            a, b = both(pair, sshd, *step)
+        assert_same(pair, a, b)
+        assert sd_conf(local) == sd_conf(remote), step
+    hist = json.loads(both(pair, sshd, "history", "-o", "json")[1].stdout)
+    assert [e["action"] for e in hist["entries"]] == ["apply", "rollback"]
+
+
+def test_a_local_and_a_remote_apply_exclude_each_other(tmp_path, sshd):
+    """Four local and four remote applies of different plans, started
+    together: exactly one wins.  Both sides take the appliance's lock,
+    the same POSIX record lock, held there by the engine for the remote
+    ones."""
+    app = Appliance.build("small-nexenta", str(tmp_path / "app"))
+    config = remote_config(app, sshd)
+    inject_record(app, INTEL, {"throttle-max": 32, "throttle-min": 8,
+                               "disksort": False, "cache-nonvolatile": True})
+    plans = subset_plans(app, tmp_path, 8)
+    texts = [json.load(open(p))["new_text"].encode() for p in plans]
+    launcher = os.path.join(REPO, "bin", "sdtune")
+    argvs = [[launcher, "-R", app.root, "--config", app.config]
+             if i % 2 else
+             [launcher, "--host", sshd.alias, "-R", app.root, "--config",
+              config] for i in range(8)]
+    procs = [subprocess.Popen(a + ["apply", p, "--yes"], env=ENV,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for a, p in zip(argvs, plans)]
+    results = []
+    for p in procs:
+        out, err = p.communicate(timeout=180)
+        results.append((p.returncode, err))
+    codes = [rc for rc, _ in results]
+    assert codes.count(0) == 1, results
+    assert all(rc == 3 for rc in codes if rc != 0), results
+    for rc, err in results:
+        if rc:
+            assert "changed since" in err or \
+                "locked by another sdtune process" in err, err
+    assert sd_conf(app) == texts[codes.index(0)]      # no lost update
+    hist = json.loads(app.sdtune("history", "-o", "json").stdout)
+    assert [e["state"] for e in hist["entries"]] == ["done"]
+
+
+# -- what can go wrong on the way -------------------------------------------
+
+def _refused(app, proc, before, words, code=4):
+    assert proc.returncode == code, (proc.returncode, proc.stderr)
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("sdtune: cannot "), lines
+    assert words in lines[0], lines
+    assert "Traceback" not in proc.stderr
+    assert sd_conf(app) == before
+
+
+def test_unreachable_host(tmp_path, sshd):
+    app = Appliance.build("small-nexenta", str(tmp_path / "app"))
+    # A port nothing listens on: the server is stopped elsewhere, so
+    # take a free one the same way sshd.py does.
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = remote_config(app, sshd)
+    before = sd_conf(app)
+    proc = app.sdtune("--host", "ssh://%s@127.0.0.1:%d" % (sshd.user, port),
+                      "apply", "--yes", config=config)
+    _refused(app, proc, before, "127.0.0.1:%d" % port)
+    assert "refused" in proc.stderr
+
+
+def test_wrong_key(tmp_path, sshd):
+    app = Appliance.build("small-nexenta", str(tmp_path / "app"))
+    bad = os.path.join(app.dir, "bad.conf")
+    with open(app.config) as f, open(bad, "w") as g:
+        g.write(f.read() + "\n[ssh]\noptions = -F %s\n"
+                % sshd.wrong_key_config())
+    before = sd_conf(app)
+    proc = app.sdtune("--host", sshd.alias, "disks", config=bad)
+    _refused(app, proc, before, "cannot reach 'appliance': permission "
+             "denied")
+
+
+def test_unknown_host_key_is_a_refusal(tmp_path, sshd):
+    app = Appliance.build("small-nexenta", str(tmp_path / "app"))
+    bad = os.path.join(app.dir, "bad.conf")
+    with open(app.config) as f, open(bad, "w") as g:
+        g.write(f.read() + "\n[ssh]\noptions = -F %s\n"
+                % sshd.unknown_host_config())
+    before = sd_conf(app)
+    proc = app.sdtune("--host", sshd.alias, "apply", "--yes", config=bad)
+    _refused(app, proc, before, "host key is not known", 3)
+
+
+def test_changed_host_key_is_a_refusal(tmp_path, fresh_sshd):
+    app = Appliance.build("small-nexenta", str(tmp_path / "app"))
+    config = remote_config(app, fresh_sshd)
+    assert app.sdtune("--host", fresh_sshd.alias, "history",
+                      config=config).returncode == 0
+    fresh_sshd.regenerate_host_key()
+    before = sd_conf(app)
+    proc = app.sdtune("--host", fresh_sshd.alias, "apply", "--yes",
+                      config=config)
+    _refused(app, proc, before, "host key has changed", 3)
+
+
+def test_ssh_missing(tmp_path, sshd):
+    app = Appliance.build("small-nexenta", str(tmp_path / "app"))
+    config = remote_config(app, sshd, "ssh = /nonexistent/ssh\n")
+    before = sd_conf(app)
+    proc = app.sdtune("--host", sshd.alias, "disks", config=config)
+    _refused(app, proc, before, "/nonexistent/ssh")
+
+
+def test_engine_missing_on_the_appliance(tmp_path, sshd):
+    app = Appliance.build("small-nexenta", str(tmp_path / "app"))
+    config = remote_config(app, sshd)
+    with open(config) as f:
+        text = f.read()
+    with open(config, "w") as f:
+        f.write(re.sub(r"(?m)^sdio = .*$", "sdio = /nonexistent/sdio",
+                       text))
+    before = sd_conf(app)
+    proc = app.sdtune("--host", sshd.alias, "apply", "--yes",
+                      config=config)
+    _refused(app, proc, before, "engine is not installed at "
+             "/nonexistent/sdio")
+
+
+def test_a_destination_that_looks_like_an_option(tmp_path, sshd):
+    app = Appliance.build("small-nexenta", str(tmp_path / "app"))
+    proc = app.sdtune("--host=-oProxyCommand=touch /tmp/x", "disks",
+                      config=remote_config(app, sshd))
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("sdtune: cannot reach '-oProxyCommand")
+
+
+def test_remote_disk_full(tmp_path, sshd):
+    """The appliance's file system refuses the data (ENOSPC at the
+    engine's first fsync, injected by strace around the engine there):
+    one line, exit 4, sd.conf and the journal as they were."""
+    strace = "/usr/bin/strace"
+    if not os.access(strace, os.X_OK):
+        pytest.skip("strace is not installed (tests/deps.sh installs it)")
+    app = Appliance.build("small-nexenta", str(tmp_path / "app"))
+    inject_record(app, INTEL, {"physical-block-size": 4096})
+    config = remote_config(app, sshd)
+    with open(config) as f:
+        text = f.read()
+    engine = re.search(r"(?m)^sdio = (.*)$", text).group(1)
+    full = str(tmp_path / "sdio-on-a-full-disk")
+    with open(full, "w") as f:
+        f.write("#!/bin/sh\nexec %s -qq -o /dev/null -e trace=fsync "
+                "-e inject=fsync:error=ENOSPC %s \"$@\"\n"
+                % (strace, engine))
+    os.chmod(full, 0o755)
+    with open(config, "w") as f:
+        f.write(re.sub(r"(?m)^sdio = .*$", "sdio = %s" % full, text))
+    before = sd_conf(app)
+    journal = os.path.join(app.root, "var", "sdtune", "journal")
+    listed = sorted(os.listdir(journal)) if os.path.isdir(journal) else []
+    proc = app.sdtune("--host", sshd.alias, "apply", "--yes", config=config)
+    _refused(app, proc, before, "No space left on device")
+    assert "'appliance:/" in proc.stderr
+    after = sorted(os.listdir(journal)) if os.path.isdir(journal) else []
+    assert after == listed
