@@ -15,7 +15,8 @@
  *
  * Errors are err [CODE, DETAIL...]; a failed system call is
  * err [errno, STAGE, strerror, ERRNO-NUMBER].  Ops (fields -> ok fields):
- *	hello []		[1, euid, user, pid, root]
+ *	hello []		[1, euid, user, pid, root, zone]
+ *				(zone: the zone's name on illumos, "" elsewhere)
  *	read [path, limit]	[bytes]; toolarge [limit]
  *	stat, lstat [path]	[mode, ino, dev, nlink, uid, gid, size,
  *				atime_ns, mtime_ns, ctime_ns]
@@ -72,6 +73,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __sun
+#include <zone.h>
+#endif
 
 #define	PROTO_VERSION	"1"
 #define	MAX_FIELDS	1000000
@@ -615,6 +619,21 @@ op_hello(req_t *q, resp_t *r)
 		resp_unum(r, (unsigned long long)geteuid());
 	resp_num(r, (long long)getpid());
 	resp_str(r, root);
+	/*
+	 * sd.conf and the disks belong to the global zone: the client
+	 * refuses to tune from any other, as the launcher does locally.
+	 */
+#ifdef __sun
+	{
+		char zone[ZONENAME_MAX];
+
+		if (getzonenamebyid(getzoneid(), zone, sizeof (zone)) < 0)
+			(void) strlcpy(zone, "?", sizeof (zone));
+		resp_str(r, zone);
+	}
+#else
+	resp_str(r, "");
+#endif
 }
 
 static void

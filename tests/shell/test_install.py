@@ -179,7 +179,7 @@ def test_install_engine_installs_the_engine_alone(tmp_path):
     proc = subprocess.run([os.path.join(root, "usr/lib/sdtune/bin/sdio"),
                            "serve", "--root", "/"], input=b"hello 0\n",
                           capture_output=True, timeout=30)
-    assert proc.returncode == 0 and proc.stdout.startswith(b"ok 5\n")
+    assert proc.returncode == 0 and proc.stdout.startswith(b"ok 6\n")
 
 
 def test_reinstall_over_read_only_files(tmp_path):

@@ -129,6 +129,10 @@ class SshHost(Host):
                                  "there speaks another protocol version: "
                                  "install the engine of this sdtune"))
         self._euid = wire.number(fields[1])
+        refusal = zone_refusal(self.dest, wire.text(fields[5])
+                               if len(fields) > 5 else "?")
+        if refusal is not None:
+            self._fail(refusal)
         return self._proc
 
     def _drain_stderr(self) -> None:
@@ -413,6 +417,20 @@ class SshHost(Host):
             if self._broken is None:
                 with contextlib.suppress(HostError):
                     self._call("unlock", [path], "unlock", path)
+
+
+def zone_refusal(dest: str, zone: str) -> Optional[HostError]:
+    """The refusal to work on an appliance whose engine runs outside
+    the global zone (sd.conf and the disks are the global zone's, as the
+    launcher says locally); None in the global zone, or off illumos ("",
+    a development machine).  An engine that could not tell ("?") is
+    refused: unknown is unsafe."""
+    if zone in ("", "global"):
+        return None
+    return HostError("reach", dest, "the engine there runs in %s: sd.conf "
+                     "and the disks belong to the global zone"
+                     % ("a zone it cannot name" if zone == "?" else
+                        "non-global zone '%s'" % zone), EXIT_REFUSED)
 
 
 def _stat_result(fields: List[bytes]) -> os.stat_result:

@@ -8,7 +8,7 @@ import pytest
 from sdtune.errors import EXIT_FAILED, EXIT_REFUSED, HostError
 from sdtune.host import wire
 from sdtune.host.ssh import (FORCED_OPTIONS, SshHost, check_destination,
-                             classify_ssh_failure)
+                             classify_ssh_failure, zone_refusal)
 
 
 def test_round_trip_of_binary_fields():
@@ -111,3 +111,12 @@ def test_a_lost_connection_says_sd_conf_is_whole():
     e = classify_ssh_failure("nas1", 255, "Connection reset by peer", "x",
                              False)
     assert "old or the new file" in str(e) and "reset" in str(e)
+
+
+def test_only_the_global_zone_is_tuned():
+    assert zone_refusal("nas1", "global") is None
+    assert zone_refusal("nas1", "") is None          # not illumos
+    for zone, words in (("web01", "non-global zone 'web01'"),
+                        ("?", "a zone it cannot name")):
+        e = zone_refusal("nas1", zone)
+        assert e.exit_code == EXIT_REFUSED and words in str(e)
