@@ -15,9 +15,9 @@
 #                the shipped defaults (PREFIX/lib/sdtune/conf/sdtune.conf)
 #                under DESTDIR; nothing in /etc (gmake on illumos)
 #   make install-engine DESTDIR=... PREFIX=/usr
-#                the sdio engine alone (PREFIX/lib/sdtune/bin/sdio): for
-#                an appliance without Python 3 that sdtune drives over
-#                SSH (sdtune --host)
+#                the sdio engine (PREFIX/lib/sdtune/bin/sdio) and the D
+#                scripts beside it, alone: for an appliance without
+#                Python 3 that sdtune drives over SSH (sdtune --host)
 #   make package build/sdtune.p5m, the IPS manifest of what install
 #                installs (into build/proto unless DESTDIR is given)
 
@@ -134,15 +134,20 @@ install: engine
 	inst 0444 conf/sdtune.8 "$(INST_MAN)/man8/sdtune.8"; \
 	inst 0444 conf/sdtune.conf.5 "$(INST_MAN)/man5/sdtune.conf.5"
 
-# An appliance that sdtune reaches over SSH needs the engine only: its
-# `sdio serve` does there what the Python package does on a machine that
-# runs sdtune.  Built on the appliance (gmake, gcc) or for it.
+# An appliance that sdtune reaches over SSH needs the engine, whose `sdio
+# serve` does there what the Python package does on a machine that runs
+# sdtune, and the D scripts of `sdtune trace`, which dtrace reads there.
+# Built on the appliance (gmake, gcc) or for it.
 install-engine: engine
-	@set -e; umask 022; mkdir -p "$(INST_LIB)/bin"; \
-	rm -f "$(INST_LIB)/bin/sdio"; \
-	cp $(ENGINE_BIN) "$(INST_LIB)/bin/sdio"; \
-	chmod 0555 "$(INST_LIB)/bin/sdio"; \
-	echo "install -m 0555 $(ENGINE_BIN) $(INST_LIB)/bin/sdio"
+	@set -e; umask 022; \
+	inst() { rm -f "$$3"; cp "$$2" "$$3"; chmod "$$1" "$$3"; \
+	    echo "install -m $$1 $$2 $$3"; }; \
+	mkdir -p "$(INST_LIB)/bin" "$(INST_LIB)/dtrace"; \
+	inst 0555 $(ENGINE_BIN) "$(INST_LIB)/bin/sdio"; \
+	for f in dtrace/*.d; do \
+		[ -f "$$f" ] || continue; \
+		inst 0444 "$$f" "$(INST_LIB)/$$f"; \
+	done
 
 # The file and dir actions are generated from the proto area, so the
 # manifest lists exactly what install installed; conf/sdtune.p5m holds

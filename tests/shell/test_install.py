@@ -167,15 +167,20 @@ def test_other_prefix(tmp_path):
 def test_install_engine_installs_the_engine_alone(tmp_path):
     """What an appliance without Python 3 needs for `sdtune --host`: the
     engine at the path the shipped [commands] sdio names, and that it
-    serves."""
+    serves, and the D scripts beside it."""
     root = str(tmp_path / "proto")
     make("install-engine", "DESTDIR=%s" % root, "PREFIX=/usr")
     make("install-engine", "DESTDIR=%s" % root, "PREFIX=/usr")  # again
-    assert tree(root) == {
+    scripts = {"usr/lib/sdtune/dtrace/" + name: ("file", 0o444)
+               for name in os.listdir(os.path.join(REPO, "dtrace"))
+               if name.endswith(".d")}
+    assert len(scripts) == 4
+    assert tree(root) == dict({
         "usr": ("dir", 0o755), "usr/lib": ("dir", 0o755),
         "usr/lib/sdtune": ("dir", 0o755),
         "usr/lib/sdtune/bin": ("dir", 0o755),
-        "usr/lib/sdtune/bin/sdio": ("file", 0o555)}
+        "usr/lib/sdtune/dtrace": ("dir", 0o755),
+        "usr/lib/sdtune/bin/sdio": ("file", 0o555)}, **scripts)
     proc = subprocess.run([os.path.join(root, "usr/lib/sdtune/bin/sdio"),
                            "serve", "--root", "/"], input=b"hello 0\n",
                           capture_output=True, timeout=30)

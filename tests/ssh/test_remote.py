@@ -24,6 +24,7 @@ from tests.e2e.plans import subset_plans  # noqa: E402
 from tests.sim.appliance import Appliance  # noqa: E402
 
 INTEL = "ATA     INTEL SSDSC2BA40"
+ENGINE = os.path.join(REPO, "plugin", "engine", "sdio")
 ENV = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
        "SDTUNE_ZONENAME_CMD": "/nonexistent"}
 
@@ -266,3 +267,33 @@ def test_remote_disk_full(tmp_path, sshd):
     assert "'appliance:/" in proc.stderr
     after = sorted(os.listdir(journal)) if os.path.isdir(journal) else []
     assert after == listed
+
+
+def test_trace_runs_dtrace_there_with_the_scripts_beside_the_engine(
+        tmp_path, sshd):
+    """dtrace reads the D script on the appliance: the one beside the
+    engine (here the source tree's dtrace/, as plugin/engine/sdio is the
+    engine)."""
+    sys.path.insert(0, os.path.join(REPO, "tests", "unit", "trace"))
+    from dtrace_output import align_output
+    app = Appliance.build("small-nexenta", str(tmp_path / "app"))
+    (tmp_path / "out.txt").write_text(align_output())
+    fake = tmp_path / "dtrace"
+    fake.write_text("#!/bin/sh\nfor a in \"$@\"; do printf '%%s\\n' \"$a\";"
+                    " done > '%s'\ncat '%s'\n"
+                    % (tmp_path / "args.txt", tmp_path / "out.txt"))
+    fake.chmod(0o755)
+    config = remote_config(app, sshd)
+    with open(config) as f:
+        text = f.read()
+    # The engine of the source tree, whose dtrace/ is the tree's.
+    text = re.sub(r"(?m)^(dtrace|sdio) = .*\n", "", text)
+    with open(config, "w") as f:
+        f.write(text.replace("[commands]\n", "[commands]\ndtrace = %s\n"
+                             "sdio = %s\n" % (fake, ENGINE), 1))
+    proc = app.sdtune("--host", sshd.alias, "trace", "align", "-d", "sd3",
+                      "-t", "5", "-o", "json", config=config)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["devices"][0]["rmw_writes"] == 121
+    assert (tmp_path / "args.txt").read_text().splitlines() == [
+        "-s", os.path.join(REPO, "dtrace", "sdtune-align.d"), "sd3", "5"]

@@ -164,5 +164,10 @@ class Host(abc.ABC):
                 continue    # not a link, or gone since the listing
         return links
 
+    def dtrace_dir(self) -> str:
+        """Where sdtune's D scripts are, as a path on this host."""
+        from .. import layout
+        return layout.dtrace_dir()
+
     def close(self) -> None:
         """End what the host holds open (a connection); idempotent."""

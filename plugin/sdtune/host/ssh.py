@@ -20,6 +20,7 @@ The allow-listed command paths and -R ROOT describe the appliance.
 
 import contextlib
 import os
+import posixpath
 import re
 import shlex
 import stat as statmod
@@ -398,6 +399,17 @@ class SshHost(Host):
         if not path or not path.startswith("/"):
             return False
         return self._call("can_run", [path], "run", path)[0] == b"1"
+
+    def dtrace_dir(self) -> str:
+        # Beside the engine: PREFIX/lib/sdtune/{bin/sdio,dtrace/} as
+        # `make install-engine` puts them, or a source tree's
+        # plugin/engine/sdio and dtrace/.
+        engine = allowed(self.commands, "commands", "sdio", "run")
+        lib = posixpath.dirname(posixpath.dirname(engine))
+        for top in (lib, posixpath.dirname(lib)):
+            if self.is_dir(posixpath.join(top, "dtrace")):
+                return posixpath.join(top, "dtrace")
+        return posixpath.join(lib, "dtrace")
 
     def monotonic_ns(self) -> int:
         return time.monotonic_ns()

@@ -9,6 +9,7 @@ statname from /etc/path_to_inst and the /dev/rdsk links
 """
 
 import os
+import posixpath
 import re
 from typing import List, Optional
 
@@ -30,12 +31,16 @@ _STATNAME = re.compile(r"^sd[0-9]+$")
 _DISK = re.compile(r"^(?:/dev/r?dsk/)?(%s)(?:%s)?$" % (DISK_NAME, SLICE))
 
 
-def script_path(name: str) -> str:
-    """The file of `sdtune trace NAME` in dtrace/, which lies two levels
-    above the package both in the source tree and installed (see
-    sdtune.layout)."""
-    path = os.path.join(layout.dtrace_dir(), find_script(name).file)
-    if not os.path.isfile(path):
+def script_path(name: str, host: Optional[Host] = None) -> str:
+    """The file of `sdtune trace NAME` as dtrace sees it: in dtrace/,
+    two levels above the package both in the source tree and installed
+    (see sdtune.layout); on an appliance reached over SSH, in dtrace/
+    beside the engine's bin/ (`make install-engine` puts them there)."""
+    directory = host.dtrace_dir() if host is not None else \
+        layout.dtrace_dir()
+    path = posixpath.join(directory, find_script(name).file)
+    if not (host.exists(path) if host is not None else
+            os.path.isfile(path)):
         raise SdtuneError("trace", name, "script %s is missing (incomplete "
                           "installation)" % path)
     return path
@@ -101,7 +106,7 @@ def query_trace(host: Host, name: str, disk: Optional[str] = None,
     """Run `dtrace -s SCRIPT DEVNAME|all SECONDS` and summarise it."""
     # Every argument is checked before dtrace runs: a mistake must not
     # cost the operator the traced seconds.
-    script = script_path(name)
+    script = script_path(name, host)
     if isinstance(seconds, bool) or not isinstance(seconds, int) or \
             not 1 <= seconds <= MAX_SECONDS:
         raise UsageError("trace", name, "seconds must be a whole number "
