@@ -24,8 +24,15 @@ their stdin) during the transaction.  After every run:
   left open, and the journal agrees with the file (done -> new file,
   undone/failed -> old file).
 
+Then the same transactions over `sdtune --host` through a real sshd on
+127.0.0.1, the SSH connection killed at the engine's steps, on the
+server side (the engine killed) and on the client side (the local ssh
+killed): tests/faults/remote.py.  The failed run must say one `sdtune:
+cannot` line naming the host, and the same checks hold, with the next
+command run here or over ssh.
+
 Prints the counts: faults tried, survived.  Exit 1 on any failure.
-Usage: python3 tests/faults/run_faults.py [--quick]
+Usage: python3 tests/faults/run_faults.py [--quick] [--every-step]
 """
 
 import argparse
@@ -41,6 +48,7 @@ import time
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, REPO)
 
+from tests.faults import remote  # noqa: E402
 from tests.sim.appliance import Appliance  # noqa: E402
 
 SYSCALLS = ("write", "fsync", "rename")
@@ -167,8 +175,10 @@ def check_run(app, fault, proc, old):
     return ""
 
 
-def check(app, old, new):
-    """The invariants after a faulted run; '' when they hold."""
+def check(app, old, new, recover=None):
+    """The invariants after a faulted run; '' when they hold.  recover:
+    runs the next command (default: `sdtune recover` on the appliance
+    itself)."""
     conf = read(os.path.join(app.root, "kernel", "drv", "sd.conf"))
     if conf not in (old, new):
         return "sd.conf is neither the old nor the new file"
@@ -179,8 +189,8 @@ def check(app, old, new):
                 json.loads(read(os.path.join(jdir, name)))
             except ValueError:
                 return "journal entry %s unreadable" % name
-    proc = sdtune(app, ["recover"])
-    if proc.returncode != 0:
+    proc = recover() if recover else sdtune(app, ["recover"])
+    if proc.returncode != 0 or "Traceback" in proc.stderr:
         return "next run failed: %s" % proc.stderr.strip()
     entries = [json.loads(read(os.path.join(jdir, name)))
                for name in sorted(os.listdir(jdir))
@@ -304,13 +314,28 @@ def helpers(app, label, args, old, new, snap, tally, runs=5):
         shutil.rmtree(work)
 
 
+def over_ssh(app, sshd, work, label, args, old, new, mode):
+    """The remote campaign of one transaction (tests/faults/remote.py)."""
+    return remote.campaign(app, sshd, work, label, args, old, new, mode,
+                           env=env, check=check, snapshot=Snapshot,
+                           tally=Tally)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true",
-                    help="first, middle and last call of each kind only")
+                    help="first, middle and last call of each kind only "
+                    "(over ssh: the renames and the response after each)")
+    ap.add_argument("--every-step", action="store_true",
+                    help="over ssh: every step, each followed by a local "
+                    "and a remote recover (slow)")
     a = ap.parse_args()
+    mode = "every" if a.every_step else "quick" if a.quick else "default"
     t0 = time.monotonic()
     work = tempfile.mkdtemp(prefix="sdtune-faults-")
+    sshd = None
+    results, over = [], []
+    not_run = remote.missing()
     try:
         app = Appliance.build("small-nexenta", os.path.join(work, "app"))
         cert = os.path.join(app.root, "var", "sdtune", "certify")
@@ -325,21 +350,33 @@ def main() -> int:
         assert sdtune(app, ["plan", "--save", plan]).returncode == 0
         old = read(os.path.join(app.root, "kernel", "drv", "sd.conf"))
         new = json.load(open(plan))["new_text"].encode("latin-1")
-        results = [campaign(app, "apply", ["apply", plan, "--yes"], old, new,
-                            a.quick)]
-        # Roll back from the applied state: old and new swap roles.
-        assert sdtune(app, ["apply", plan, "--yes"]).returncode == 0
-        results.append(campaign(app, "rollback",
-                                ["rollback", "--last", "--yes"], new, old,
-                                a.quick))
+        if not not_run:
+            # One real sshd on 127.0.0.1 for the whole remote campaign.
+            sshd = remote.Sshd(os.path.join(work, "sshd"))
+            sshd.start()
+        transactions = [("apply", ["apply", plan, "--yes"], old, new),
+                        # From the applied state: old and new swap roles.
+                        ("rollback", ["rollback", "--last", "--yes"], new,
+                         old)]
+        for label, args, before, after in transactions:
+            if label == "rollback":
+                assert sdtune(app, ["apply", plan, "--yes"]).returncode == 0
+            results.append(campaign(app, label, args, before, after,
+                                    a.quick))
+            if sshd is not None:
+                over.append(over_ssh(app, sshd, work, label, args, before,
+                                     after, mode))
     finally:
+        if sshd is not None:
+            sshd.stop()
         shutil.rmtree(work)
-    tried = sum(r[1].tried for r in results)
-    survived = sum(r[1].survived for r in results)
+    tallies = [r[1] for r in results] + [r.tally for r in over]
+    tried = sum(t.tried for t in tallies)
+    survived = sum(t.survived for t in tallies)
     print("faults: %d injected, %d survived (%.0f s)" % (
         tried, survived, time.monotonic() - t0))
-    for label, (counts, tally, outcome) in zip(("apply", "rollback"),
-                                               results):
+    for i, (label, (counts, tally, outcome)) in enumerate(
+            zip(("apply", "rollback"), results)):
         calls = ", ".join("%s %d" % kv for kv in counts.items())
         print("  %-8s calls %s; %d faults, %d survived" % (
             label, calls, tally.tried, tally.survived))
@@ -350,10 +387,14 @@ def main() -> int:
               "sd.conf was the old file %d times, the new file %d times"
               % (outcome["run failed"], outcome["ended old"],
                  outcome["ended new"]))
-    for r in results:
-        for failure in r[1].failures:
+        if i < len(over):
+            print("\n".join(over[i].lines()))
+    if not_run:
+        print("  FAILED over ssh: not run: " + not_run)
+    for t in tallies:
+        for failure in t.failures:
             print("  FAILED " + failure)
-    return 0 if tried == survived else 1
+    return 0 if tried == survived and not not_run else 1
 
 
 if __name__ == "__main__":

@@ -164,6 +164,10 @@ class Host(abc.ABC):
                 continue    # not a link, or gone since the listing
         return links
 
+    def where(self, path: str) -> str:
+        """A path of this host as messages name it."""
+        return path
+
     def dtrace_dir(self) -> str:
         """Where sdtune's D scripts are, as a path on this host."""
         from .. import layout

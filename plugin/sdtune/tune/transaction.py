@@ -67,6 +67,8 @@ class Transaction:
         self.host = host
         self.sd_conf = sd_conf                       # system path
         self.path = host.sys_path(sd_conf)
+        # As messages name it: with the appliance's name over SSH.
+        self.shown = host.where(self.path)
         self.state_dir = state_dir
         self.journal = Journal(host, state_dir)
         self.flavour = flavour
@@ -111,7 +113,7 @@ class Transaction:
                             "sd.conf changed: marked undone" % (entry.id,
                                                                 entry.action))
             else:
-                raise RefusedError("recover", self.path, "transaction %s "
+                raise RefusedError("recover", self.shown, "transaction %s "
                                    "was interrupted and sd.conf matches "
                                    "neither its old nor its new contents "
                                    "(sha256 %s): inspect it (saved copies "
@@ -147,24 +149,24 @@ class Transaction:
         """Replace sd.conf by `new` if it still has checksum `base_sha`."""
         # Checked first: a non-root run must not even create the lock.
         if not self.host.is_root():
-            raise RefusedError(action, self.path, "must be root: "
+            raise RefusedError(action, self.shown, "must be root: "
                                "update_drv and sd.conf need it")
         with self.lock():
             self.recover(verify)
             old = self.current()
             if sha256(old) != base_sha:
-                raise RefusedError("%s" % action, self.path,
+                raise RefusedError("%s" % action, self.shown,
                                    "sd.conf changed since this change was "
                                    "prepared (sha256 %s, expected %s)"
                                    % (sha256(old)[:16], base_sha[:16]))
             errors = new_errors(old, new, self.flavour)
             if errors:
-                raise RefusedError(action, self.path, "the new sd.conf has "
+                raise RefusedError(action, self.shown, "the new sd.conf has "
                                    "%d error(s) the kernel would ignore, "
                                    "first: %s" % (len(errors),
                                                   errors[0].message))
             if not self.host.can_run("update_drv"):
-                raise SdtuneError(action, self.path, "update_drv cannot be "
+                raise SdtuneError(action, self.shown, "update_drv cannot be "
                                   "run: check [commands] update_drv")
             # Before anything is journalled: a symlink, a directory or a
             # read-only place is a refusal with nothing to undo.
@@ -205,7 +207,7 @@ class Transaction:
                 self.journal.discard(entry.id)
             except SdtuneError:
                 pass
-            raise SdtuneError(entry.action, self.path, "cannot journal the "
+            raise SdtuneError(entry.action, self.shown, "cannot journal the "
                               "change (%s); sd.conf was not changed" % e
                               ) from e
 
@@ -218,16 +220,15 @@ class Transaction:
             self.host.write_atomic(self.path, self.journal.copy(entry.id,
                                                                 "old"))
         except SdtuneError as e:
-            raise SdtuneError(entry.action, self.path, "sd.conf WAS "
+            again = "the same" if e.reason == error.reason else str(e)
+            raise SdtuneError(entry.action, self.shown, "sd.conf WAS "
                               "changed but its journal entry %s could not "
                               "be updated (%s) nor the old file put back "
                               "(%s); the next sdtune command completes the "
-                              "change" % (entry.id, error.reason, e.reason)
-                              ) from e
-        raise SdtuneError(entry.action, self.path, "cannot update journal "
+                              "change" % (entry.id, error, again)) from e
+        raise SdtuneError(entry.action, self.shown, "cannot update journal "
                           "entry %s (%s); sd.conf was restored to its old "
-                          "contents, nothing changed" % (entry.id,
-                                                         error.reason))
+                          "contents, nothing changed" % (entry.id, error))
 
     def _write_failed(self, entry: Entry, error: SdtuneError) -> None:
         """The write raised: before the rename the file is still old; a
@@ -258,7 +259,7 @@ class Transaction:
             failure = str(e)
         if failure is not None:
             self._undo(entry, failure)
-            raise SdtuneError(entry.action, self.path, "%s; sd.conf was "
+            raise SdtuneError(entry.action, self.shown, "%s; sd.conf was "
                               "restored" % failure)
         if verify is not None:
             entry.verify = verify()
@@ -270,7 +271,7 @@ class Transaction:
             # Changed and loaded; only the journal lags.  The entry on
             # disk is "written" (or "done" but not yet durable): the next
             # run finishes it again, which is harmless.
-            raise SdtuneError(entry.action, self.path, "sd.conf WAS changed"
+            raise SdtuneError(entry.action, self.shown, "sd.conf WAS changed"
                               " and loaded by update_drv, but journal entry "
                               "%s could not be closed (%s); the next sdtune "
                               "command completes it" % (entry.id, e)) from e
