@@ -119,10 +119,8 @@ class Demo:
         """The same appliance seen from another machine: one ssh session,
         the engine serving files and commands there."""
         with Sshd(os.path.join(self.work, "sshd")) as sshd:
-            config = os.path.join(self.work, "remote.conf")
-            with open(self.app.config) as f, open(config, "w") as g:
-                g.write(f.read() + "\n[ssh]\noptions = -F %s\n"
-                        % sshd.config_path)
+            config = sshd.sdtune_config(
+                self.app.config, os.path.join(self.work, "remote.conf"))
             self.say("From an administrator's workstation, over SSH (the "
                      "appliance needs only the engine, no Python): the "
                      "same journal, the same answers.")

@@ -35,10 +35,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as d:
         app = Appliance.build("jbod-240", os.path.join(d, "app"))
         with Sshd(os.path.join(d, "sshd")) as sshd:
-            config = os.path.join(d, "remote.conf")
-            with open(app.config) as f, open(config, "w") as g:
-                g.write(f.read() + "\n[ssh]\noptions = -F %s\n"
-                        % sshd.config_path)
+            config = sshd.sdtune_config(app.config,
+                                        os.path.join(d, "remote.conf"))
             print("remote bench: jbod-240 (%d disks), median of %d "
                   "interleaved runs each"
                   % (len(app.expected_disks()), ROUNDS))

@@ -133,10 +133,8 @@ def test_classified_over_ssh(tmp_path, emulated_drive):
     app = appliance(tmp_path, [disk("c5t0d0", 0, drive.path, 512, False,
                                     "E0003")])
     with Sshd(str(tmp_path / "sshd")) as sshd:
-        config = str(tmp_path / "remote.conf")
-        with open(app.config) as f, open(config, "w") as g:
-            g.write(f.read() + "\n[ssh]\noptions = -F %s\n"
-                    % sshd.config_path)
+        config = sshd.sdtune_config(app.config,
+                                    str(tmp_path / "remote.conf"))
         proc = app.sdtune("--host", sshd.alias, "certify", "c5t0d0",
                           "--confirm", "c5t0d0", "-o", "json",
                           config=config)

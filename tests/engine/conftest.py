@@ -3,27 +3,23 @@ on tmpfs."""
 
 import os
 import re
-import subprocess
 
 import pytest
 
-from engine_run import ROOT, SDIO, SHM
+from engine_run import SHM, build_engine
 
 
 @pytest.fixture(scope="session")
 def sdio():
-    proc = subprocess.run(
-        ["make", "-s", "-C", ROOT, "-f", "plugin/engine/Makefile.inc",
-         "engine"], capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert os.access(SDIO, os.X_OK)
-    return SDIO
+    return build_engine()
 
 
 @pytest.fixture
-def shm_file(request):
-    """A file on tmpfs (the fast, RAM-backed target), removed afterwards."""
-    path = os.path.join(SHM, "sdio-test-%d-%s" % (
+def shm_file(request, tmp_path):
+    """A file on tmpfs (the fast, RAM-backed target) when there is one,
+    sparse until written; removed afterwards."""
+    base = SHM if os.path.isdir(SHM) else str(tmp_path)
+    path = os.path.join(base, "sdio-test-%d-%s" % (
         os.getpid(), re.sub(r"\W", "_", request.node.name)))
 
     def make(size):

@@ -1,6 +1,7 @@
-"""What both engine test files share: where sdio is, its exit codes, and
-running it as a program (the `sdio` fixture that builds it is in
-conftest.py)."""
+"""What the engine's tests share: where sdio is, its exit codes,
+building it, and running it as a program (the `sdio` fixture of
+conftest.py, and tests/unit/inventory/test_libdiskmgt.py, build it with
+build_engine())."""
 
 import json
 import os
@@ -13,6 +14,16 @@ SHM = "/dev/shm"
 MIB = 1 << 20
 
 EXIT_OK, EXIT_USAGE, EXIT_SETUP, EXIT_IO, EXIT_SCSI = 0, 1, 2, 3, 4
+
+
+def build_engine() -> str:
+    """Build sdio (make, a no-op when it is up to date); its path."""
+    proc = subprocess.run(
+        ["make", "-s", "-C", ROOT, "-f", "plugin/engine/Makefile.inc",
+         "engine"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert os.access(SDIO, os.X_OK)
+    return SDIO
 
 
 def run(sdio, *args, stdin=None, expect=EXIT_OK, prefix=()):

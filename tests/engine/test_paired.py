@@ -17,7 +17,7 @@ import subprocess
 import pytest
 
 import engine_run
-from engine_run import EXIT_IO, EXIT_OK, EXIT_SETUP, EXIT_USAGE, MIB, SHM
+from engine_run import EXIT_IO, EXIT_OK, EXIT_SETUP, EXIT_USAGE, MIB
 
 needs_strace = pytest.mark.skipif(shutil.which("strace") is None,
                                   reason="strace is not installed")
@@ -44,19 +44,9 @@ NULL3 = ["--backend", "null"] + arms("name=size-512,bs=512",
 
 
 @pytest.fixture
-def target(request, tmp_path):
-    """A sparse file, on tmpfs when there is one; removed afterwards."""
-    base = SHM if os.path.isdir(SHM) else str(tmp_path)
-    path = os.path.join(base, "sdio-paired-%d-%s" % (
-        os.getpid(), re.sub(r"\W", "_", request.node.name)))
-
-    def make(size):
-        with open(path, "wb") as f:
-            f.truncate(size)
-        return path
-    yield make
-    if os.path.exists(path):
-        os.unlink(path)
+def target(shm_file):
+    """A sparse file, on tmpfs when there is one (conftest.shm_file)."""
+    return shm_file
 
 
 # -- JSON contract ----------------------------------------------------------

@@ -64,7 +64,8 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 if REPO not in sys.path:
     sys.path.insert(0, REPO)
 
-from tests.ssh.sshd import SSH, SSH_KEYGEN, SSHD, Sshd  # noqa: E402
+from tests.ssh.sshd import (SSH, SSH_KEYGEN, SSHD, Sshd,  # noqa: E402
+                            kill_quietly, proc_stat, wait_gone)
 
 STRACE = "/usr/bin/strace"
 # Calls listed by the counting run; write only to fd 1.
@@ -87,26 +88,11 @@ def missing() -> str:
 
 # -- processes ------------------------------------------------------------
 
-def _stat(pid: int) -> Optional[List[str]]:
-    """/proc/PID/stat after the name: state [0], ppid [1]; None if gone."""
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            data = f.read()
-    except OSError:
-        return None
-    return data[data.rindex(")") + 2:].split()
-
-
-def _alive(pid: int) -> bool:
-    st = _stat(pid)
-    return st is not None and st[0] not in ("Z", "X")
-
-
 def _children(pid: int) -> List[int]:
     out = []
     for name in os.listdir("/proc"):
         if name.isdigit():
-            st = _stat(int(name))
+            st = proc_stat(int(name))
             if st is not None and st[0] != "Z" and int(st[1]) == pid:
                 out.append(int(name))
     return out
@@ -120,22 +106,6 @@ def _argv0(pid: int) -> str:
         return ""
 
 
-def _kill(pid: int, sig: int) -> None:
-    try:
-        os.kill(pid, sig)
-    except ProcessLookupError:
-        pass
-
-
-def _wait_gone(pids: Sequence[int], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while any(_alive(p) for p in pids):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(POLL_S)
-    return True
-
-
 def _kill_tree(pid: int) -> None:
     """SIGKILL pid and its descendants (children first found, bounded)."""
     todo, seen = [pid], set()
@@ -146,8 +116,8 @@ def _kill_tree(pid: int) -> None:
         seen.add(p)
         todo.extend(_children(p))
     for p in seen:
-        _kill(p, signal.SIGKILL)
-    _wait_gone(list(seen), GONE_S)
+        kill_quietly(p, signal.SIGKILL)
+    wait_gone(list(seen), GONE_S, POLL_S)
 
 
 # -- the appliance over ssh ------------------------------------------------
@@ -226,7 +196,7 @@ class Remote:
         except (OSError, ValueError):
             return ""
         os.unlink(self.pidfile)
-        if not pid or _wait_gone([pid], GONE_S):
+        if not pid or wait_gone([pid], GONE_S, POLL_S):
             return ""
         _kill_tree(pid)
         return "the engine still ran %.0f s after its session" % GONE_S
@@ -376,11 +346,11 @@ def kill_client(remote: Remote, args: Sequence[str], call: str,
             problem = "no %s to kill" % ("ssh client" if client is None
                                          else "engine")
         else:
-            _kill(client, signal.SIGKILL)
-            if not _wait_gone([client], GONE_S):
+            kill_quietly(client, signal.SIGKILL)
+            if not wait_gone([client], GONE_S, POLL_S):
                 problem = "the ssh client survived SIGKILL"
         if engine is not None:
-            _kill(engine, signal.SIGCONT)
+            kill_quietly(engine, signal.SIGCONT)
     out, err, late = remote.finish(proc)
     problem = problem or late or fired(remote.strace_log(), call, "stop")
     remote.trace(None)

@@ -97,7 +97,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _proc_stat(pid: int) -> Optional[List[str]]:
+def proc_stat(pid: int) -> Optional[List[str]]:
     """The fields of /proc/PID/stat after the command name (state is
     [0], ppid [1], starttime [19]), or None once the process is gone.
     The name is in parentheses and may itself hold spaces or ')', hence
@@ -134,7 +134,7 @@ def _children_map() -> Dict[int, List[int]]:
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
-        st = _proc_stat(int(name))
+        st = proc_stat(int(name))
         if st is None or st[0] == "Z":
             continue
         kids.setdefault(int(st[1]), []).append(int(name))
@@ -157,14 +157,14 @@ def _descendants(pid: int, kids: Dict[int, List[int]]) -> List[int]:
     return out
 
 
-def _alive(pid: int) -> bool:
-    """Still running (a zombie counts as gone)."""
-    st = _proc_stat(pid)
-    return st is not None and st[0] != "Z"
+def alive(pid: int) -> bool:
+    """Still running (a zombie or a dead process counts as gone)."""
+    st = proc_stat(pid)
+    return st is not None and st[0] not in ("Z", "X")
 
 
 def _sid(pid: int) -> Optional[int]:
-    st = _proc_stat(pid)
+    st = proc_stat(pid)
     return None if st is None else int(st[3])
 
 
@@ -180,7 +180,7 @@ def _in_sessions(sids: Set[int]) -> List[int]:
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
-        st = _proc_stat(int(name))
+        st = proc_stat(int(name))
         if st is not None and st[0] != "Z" and int(st[3]) in sids:
             out.append(int(name))
     return out
@@ -202,23 +202,25 @@ def _kill_sessions_of(sids: Set[int], grace: float) -> None:
             sig = signal.SIGKILL
             deadline = time.monotonic() + grace
         for p in pids:
-            _kill(p, sig)
+            kill_quietly(p, sig)
         time.sleep(0.05)
 
 
-def _kill(pid: int, sig: int) -> None:
+def kill_quietly(pid: int, sig: int) -> None:
     try:
         os.kill(pid, sig)
     except ProcessLookupError:
         pass
 
 
-def _wait_gone(pids: Sequence[int], timeout: float) -> bool:
+def wait_gone(pids: Sequence[int], timeout: float,
+              poll_s: float = 0.02) -> bool:
+    """Whether every one of ``pids`` is gone within ``timeout`` s."""
     deadline = time.monotonic() + timeout
-    while any(_alive(p) for p in pids):
+    while any(alive(p) for p in pids):
         if time.monotonic() > deadline:
             return False
-        time.sleep(0.02)
+        time.sleep(poll_s)
     return True
 
 
@@ -296,6 +298,19 @@ class Sshd:
                 return f.read()
         except OSError:
             return ""
+
+    def sdtune_config(self, source: str, dest: str,
+                      client: Optional[str] = None) -> str:
+        """Write DEST: the sdtune.conf SOURCE with an [ssh] section whose
+        options give ssh this server's client configuration (or CLIENT,
+        another one of ours: a wrong key, an unknown host).  Returns
+        DEST."""
+        with open(source) as f:
+            text = f.read()
+        with open(dest, "w") as f:
+            f.write(text + "\n[ssh]\noptions = -F %s\n"
+                    % (client or self.config_path))
+        return dest
 
     def ssh_argv(self, *remote_argv: str, config: Optional[str] = None,
                  options: Sequence[str] = ()) -> List[str]:
@@ -569,8 +584,8 @@ class Sshd:
                     if sid is not None:
                         command_sids.add(sid)
         for p in sshds:
-            _kill(p, sig)
-        if _wait_gone(sshds, STOP_TIMEOUT):
+            kill_quietly(p, sig)
+        if wait_gone(sshds, STOP_TIMEOUT):
             _kill_sessions_of(command_sids, STOP_TIMEOUT / 2)
         return sshds
 

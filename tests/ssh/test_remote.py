@@ -31,13 +31,11 @@ ENV = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
 
 def remote_config(app, sshd, extra=""):
     """The appliance's sdtune.conf, with [ssh] pointing at the test
-    server's client configuration."""
-    path = os.path.join(app.dir, "remote.conf")
-    with open(app.config) as f:
-        text = f.read()
-    with open(path, "w") as f:
-        f.write(text + "\n[ssh]\noptions = -F %s\n%s"
-                % (sshd.config_path, extra))
+    server's client configuration, and EXTRA lines for that section."""
+    path = sshd.sdtune_config(app.config, os.path.join(app.dir,
+                                                       "remote.conf"))
+    with open(path, "a") as f:
+        f.write(extra)
     return path
 
 
@@ -174,10 +172,8 @@ def test_unreachable_host(tmp_path, sshd):
 
 def test_wrong_key(tmp_path, sshd):
     app = Appliance.build("small-nexenta", str(tmp_path / "app"))
-    bad = os.path.join(app.dir, "bad.conf")
-    with open(app.config) as f, open(bad, "w") as g:
-        g.write(f.read() + "\n[ssh]\noptions = -F %s\n"
-                % sshd.wrong_key_config())
+    bad = sshd.sdtune_config(app.config, os.path.join(app.dir, "bad.conf"),
+                             sshd.wrong_key_config())
     before = sd_conf(app)
     proc = app.sdtune("--host", sshd.alias, "disks", config=bad)
     _refused(app, proc, before, "cannot reach 'appliance': permission "
@@ -186,10 +182,8 @@ def test_wrong_key(tmp_path, sshd):
 
 def test_unknown_host_key_is_a_refusal(tmp_path, sshd):
     app = Appliance.build("small-nexenta", str(tmp_path / "app"))
-    bad = os.path.join(app.dir, "bad.conf")
-    with open(app.config) as f, open(bad, "w") as g:
-        g.write(f.read() + "\n[ssh]\noptions = -F %s\n"
-                % sshd.unknown_host_config())
+    bad = sshd.sdtune_config(app.config, os.path.join(app.dir, "bad.conf"),
+                             sshd.unknown_host_config())
     before = sd_conf(app)
     proc = app.sdtune("--host", sshd.alias, "apply", "--yes", config=bad)
     _refused(app, proc, before, "host key is not known", 3)

@@ -9,7 +9,6 @@ import errno
 import json
 import os
 import shutil
-import subprocess
 import sys
 
 import pytest
@@ -18,11 +17,11 @@ from sdtune.host import RealHost
 from sdtune.inventory import libdiskmgt as L
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
-SDIO = os.path.join(ROOT, "plugin", "engine", "sdio")
 sys.path.insert(0, os.path.join(HERE, "..", "..", "sim", "libdiskmgt"))
 
 import build  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "..", "engine"))
+from engine_run import build_engine  # noqa: E402
 
 # dm_who_type_t (libdiskmgt.h), for the checks of the fake itself.
 DM_WHO_MKFS, DM_WHO_ZPOOL, DM_WHO_ZPOOL_FORCE, DM_WHO_FORMAT = 0, 1, 2, 3
@@ -143,25 +142,14 @@ def message(dev, kind, detail, section="1M"):
 @pytest.fixture(scope="session")
 def sdio():
     """The engine, built once per session (as tests/engine does)."""
-    proc = subprocess.run(
-        ["make", "-s", "-C", ROOT, "-f", "plugin/engine/Makefile.inc",
-         "engine"], capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert os.access(SDIO, os.X_OK)
-    return SDIO
+    return build_engine()
 
 
 @pytest.fixture(scope="module")
 def libs(tmp_path_factory):
     """(libdiskmgt path, libnvpair path, data file path)."""
     root = tmp_path_factory.mktemp("dmroot")
-    try:
-        nvpair = build.nvpair_path()
-        lib = build.build_library(str(root / "lib" / "libdiskmgt.so.1"))
-    except build.BuildError as e:
-        if os.environ.get("CI"):
-            raise       # CI installs both (tests/deps.sh): never skip there
-        pytest.skip("fake libdiskmgt cannot be built here: %s" % e)
+    lib, nvpair = build.libraries_for_tests(str(root))
     return lib, nvpair, str(root / "diskmgt.tsv")
 
 
