@@ -9,7 +9,9 @@
 #   make fuzz    fuzz the sd.conf engine and every importer and parser,
 #                100,000 inputs each (about 15 minutes on 2 CPUs)
 #   make faults  EIO, ENOSPC and SIGKILL at every write, fsync and rename
-#                of apply and rollback; sd.conf must stay old or new
+#                of apply and rollback, over ssh too, and on SmartOS (boot
+#                module, loader lines) and OmniOS (bootadm); every file
+#                must stay old or new
 #   make install DESTDIR=... PREFIX=/usr
 #                the launcher, package, engine, D scripts, man pages and
 #                the shipped defaults (PREFIX/lib/sdtune/conf/sdtune.conf)

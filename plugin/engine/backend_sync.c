@@ -13,7 +13,11 @@
  * through USCSICMD, because DKIOCFLUSHWRITECACHE returns without sending
  * anything when sd suppresses flushes (cache-nonvolatile) or believes
  * the write cache is off (illumos-facts 6.4), and the certification
- * must see what the drive does; on a regular file, fdatasync().
+ * must see what the drive does.  A disk that takes no SCSI commands
+ * (blkdev: NVMe, virtio) refuses USCSICMD with ENOTTY or EINVAL; there
+ * DKIOCFLUSHWRITECACHE is the flush, passed by blkdev to the device
+ * (NVMe FLUSH) since no sd decides to skip it.  On a regular file,
+ * fdatasync().
  */
 
 #include "sdio.h"
@@ -114,8 +118,15 @@ static int
 sync_flush(sdio_dev_t *d)
 {
 #ifdef __sun
-	if (d->d_flags & SDIO_DEV_RAW)
-		return (scsi_sync_cache(d->d_fd));
+	if (d->d_flags & SDIO_DEV_RAW) {
+		int rc = scsi_sync_cache(d->d_fd);
+
+		if (rc != ENOTTY && rc != EINVAL)
+			return (rc);
+		if (ioctl(d->d_fd, DKIOCFLUSHWRITECACHE, NULL) != 0)
+			return (errno);
+		return (0);
+	}
 #endif
 	if (fdatasync(d->d_fd) != 0)
 		return (errno);

@@ -1355,15 +1355,28 @@ op_mkdirs(req_t *q, resp_t *r)
 	free(path);
 }
 
+/* Removes a file; the removal is made durable like a rename. */
 static void
 op_remove(req_t *q, resp_t *r)
 {
-	const char *path;
+	const char *p, *base;
+	char *path = NULL, *dir = NULL;
 
-	if ((path = fstr(q, 0, r)) == NULL)
+	if ((p = fstr(q, 0, r)) == NULL)
 		return;
-	if (unlink(path) != 0)
+	if ((path = abspath(p)) == NULL || (dir = dir_of(path, &base)) ==
+	    NULL) {
+		resp_fail(r, "nomem", "out of memory");
+		goto done;
+	}
+	if (unlink(path) != 0) {
 		resp_errno(r, "unlink", errno);
+		goto done;
+	}
+	(void) fsync_dir(dir, r);
+done:
+	free(path);
+	free(dir);
 }
 
 /* -- locks -------------------------------------------------------------- */

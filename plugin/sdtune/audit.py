@@ -6,7 +6,18 @@ Sources: the inventory (disks, pools, top-level vdev ashift), sd.conf
 the kernel's values (verify), the certification records and the
 known-drives table.  A drive's native sector is the largest of what its
 certification found (confident verdicts only), what the known-drives
-table says and what it reports; each finding says which.
+table says and what it reports; each finding says which.  The
+certification of a drive is its own serial's, else its model's: models
+that share a key (the 16-byte product id cuts long ATA models) are told
+apart by their full ATA model.  Disks sd does not attach (NVMe: blkdev)
+have no key; their certification is found by serial, and their vdevs
+are checked like any other.
+
+A pair is checked for every model and certified serial its key covers
+(tune.plan.key_members): one value for models that disagree (SDT-3006),
+cache-nonvolatile:true over a volatile cache, measured or listed
+(SDT-5002, including a vendor's data-at-rest-only protection), or with
+no evidence of a non-volatile one (SDT-5001).
 
 Findings the operator has accepted are silenced in the configuration:
 [silence] ID = subject, subject ... (or *).  Exit 1 while any finding
@@ -39,7 +50,10 @@ from .sdconf.lint import lint
 from .sdconf.match import Identity, key_matches
 from .sdconf.model import config_list, pair_alone
 from .sdconf.parser import ConfFile
-from .tune.verify import verify_disk
+from .tune.plan import (NV, UNKNOWN_CACHE, VOLATILE, Member,
+                        collision_pick, disputes, key_members,
+                        latest_by_serial)
+from .tune.verify import Elsewhere, verify_disk
 
 CONFIDENT = 0.95
 # lint codes whose finding is "the kernel ignores a tunable"
@@ -49,6 +63,9 @@ IGNORED_CODES = {"unknown-tunable", "invalid-value", "throttle-reset",
                  "block-size", "legacy-v1", "key-vendor-padding",
                  "odd-count", "not-strings", "key-everything"}
 SECOND_LIST_CODES = {"second-list", "node-list"}
+# Tunables whose one value a shared key imposes on every model under it.
+SHARED_TUNABLES = ("physical-block-size", "throttle-max", "throttle-min",
+                   "disksort")
 
 # Inventory source (Inventory.failed) -> what audit cannot judge without it.
 UNREAD_EFFECT = {
@@ -107,8 +124,12 @@ def _identity(d: Disk) -> Optional[Identity]:
 class Auditor:
     def __init__(self, inv: Inventory, conf: ConfFile, conf_path: str,
                  recs: List[CertRecord], table: List[KnownDrive], flavour: str,
-                 space_matters: bool = False) -> None:
+                 space_matters: bool = False, platform=None) -> None:
         self.inv, self.conf, self.conf_path = inv, conf, conf_path
+        # The platform adapter (platform/): the next boot's sd.conf and
+        # the shadowed copies; None checks the effective file alone.
+        self.platform = platform
+        self.elsewhere = Elsewhere.of(platform) if platform else None
         self.flavour = flavour
         self.table = table
         self.space_matters = space_matters
@@ -118,12 +139,42 @@ class Auditor:
         for rec in sorted(recs, key=lambda r: r.time):
             if rec.key:
                 self.latest[rec.key] = rec
-                self.by_serial[(rec.key, rec.serial or "")] = rec
+            if rec.key or rec.serial:
+                # A record without a key is of a disk sd does not attach
+                # (NVMe): found by its serial alone.
+                self.by_serial[(rec.key or "",
+                                (rec.serial or "").strip())] = rec
+        self.records = latest_by_serial(recs)
         self.known: Dict[str, List[KnownDrive]] = {}
         for d in inv.disks:
             ident = _identity(d)
             if ident is not None and d.name not in self.known:
                 self.known[d.name] = lookup(table, ident, d.ata_model)
+        self._members: Dict[str, List[Member]] = {}
+
+    def members(self, key: str) -> List[Member]:
+        """The models and certified serials ``key`` covers (plan's
+        key_members over the sd disks with that key)."""
+        if key not in self._members:
+            disks = [d for d in self.inv.disks
+                     if d.key == key and d.driver == "sd"]
+            self._members[key] = key_members(key, disks,
+                                             self.records.get(key, []),
+                                             self.table)
+        return self._members[key]
+
+    def record_of(self, d: Disk) -> Optional[CertRecord]:
+        """The certification that speaks for ``d``: its own serial's,
+        else the latest of its model under its key, else (one model
+        under the key) the key's latest."""
+        own = self.by_serial.get((d.key or "", (d.serial or "").strip()))
+        if own is not None or not d.key:
+            return own
+        for m in self.members(d.key):
+            if m.record is not None and m.model == d.ata_model:
+                return m.record
+        models = {x.ata_model for x in self.inv.disks if x.key == d.key}
+        return self.latest.get(d.key) if len(models) <= 1 else None
 
     def add(self, finding_id: str, subject: str, **values) -> None:
         self.findings.append(make(finding_id, subject, **values))
@@ -132,7 +183,7 @@ class Auditor:
 
     def native(self, d: Disk) -> Optional[Native]:
         best: Optional[Native] = None
-        rec = self.latest.get(d.key or "")
+        rec = self.record_of(d)
         # A record without a sector confidence is not a confident one.
         if rec and rec.native_sector_bytes and \
                 (rec.sector_confidence or 0) >= CONFIDENT:
@@ -205,16 +256,17 @@ class Auditor:
                 continue
             known = any(r.physical_block or r.nonvolatile is not None
                         for r in self.known.get(d.name, []))
-            rec = self.latest.get(d.key)
+            # Its own model's certification: another model under the
+            # same key says nothing of this one's page or cache.
+            rec = self.record_of(d)
             if rec is None and not known:
                 self.add("SDT-2001", d.name, disk=d.name, key=d.key)
         for d in self.inv.disks:
-            rec = self.by_serial.get((d.key or "", d.serial or "")) or \
-                self.latest.get(d.key or "")
+            rec = self.record_of(d)
             if rec and rec.firmware and d.firmware and \
                     rec.firmware.strip() != d.firmware.strip():
-                self.add("SDT-2002", d.name, disk=d.name, key=d.key,
-                         firmware=d.firmware.strip(),
+                self.add("SDT-2002", d.name, disk=d.name,
+                         key=d.key or d.driver, firmware=d.firmware.strip(),
                          certified=rec.firmware.strip())
 
     # -------------------------------------------------------- sd.conf
@@ -260,27 +312,78 @@ class Auditor:
                 self.add("SDT-3002", subject, pair=pair.index + 1,
                          key=pair.key, line=line, count=len(models),
                          models=", ".join('"%s"' % m for m in models))
-            self._check_nonvolatile(pair, hit)
+            self._check_shared(pair, line, hit)
 
-    def _check_nonvolatile(self, pair, hit: List[Disk]) -> None:
+    def _pair_sets(self, pair) -> Dict[str, str]:
         _, results = pair_alone(self.conf, pair, self.flavour)
-        if not any(r.accepted and (r.name or "").lower() ==
-                   "cache-nonvolatile" and r.value.lower() == "true"
-                   for r in results):
-            return
-        keys = {d.key for d in hit} or {pair.key}
-        for key in sorted(keys):
-            rec = self.latest.get(key)
-            if rec and rec.nv_sup:
-                continue
-            ident = Identity.of_key(key)
-            models = [d.ata_model for d in hit if d.key == key]
-            rows = lookup(self.table, ident, models[0] if models else None)
-            if any(r.nonvolatile for r in rows):
-                continue
+        return {(r.name or "").lower(): r.value for r in results
+                if r.accepted and r.name}
+
+    def _check_shared(self, pair, line: int, hit: List[Disk]) -> None:
+        """One pair, one value for every model and certified drive under
+        each key it matches: SDT-3006 where they disagree, SDT-5002 /
+        SDT-5001 for cache-nonvolatile:true over a volatile or unproven
+        cache."""
+        sets = self._pair_sets(pair)
+        keys = sorted({d.key for d in hit if d.key}) or [pair.key]
+        for key in keys:
+            members = self.members(key)
             names = [d.name for d in hit if d.key == key]
-            self.add("SDT-5001", '"%s"' % key, key=key,
-                     disks=", ".join(names) or "no disk present")
+            shown = '"%s"' % key
+            for tunable, why in sorted(disputes(
+                    members, [t for t in SHARED_TUNABLES
+                              if t in sets]).items()):
+                advice, command = self._settle(key, tunable, members)
+                self.add("SDT-3006", shown, pair=pair.index + 1,
+                         key=key, line=line, tunable=tunable,
+                         value=sets[tunable], members=why, advice=advice,
+                         command=command)
+            if sets.get("cache-nonvolatile", "").lower() == "true":
+                self._check_nonvolatile(key, line, pair, members, names)
+
+    def _settle(self, key: str, tunable: str,
+                members: List[Member]) -> Tuple[str, str]:
+        """(advice, exact command) for one pair value that cannot suit
+        every member: the value collision_pick would plan, else none."""
+        values = sorted({m.needs[tunable] for m in members
+                         if tunable in m.needs})
+        pick = collision_pick(tunable, values)
+        if pick is None:
+            return ("no value suits them all: remove it",
+                    "'sdtune sdconf unset %s \"%s\" %s --write', then "
+                    "'sdtune apply'"
+                    % (self.conf_path, key, tunable))
+        largest = tunable == "physical-block-size"
+        return ("keep the %s (%s)" % (
+            "largest: too large only costs space, too small costs a "
+            "read-modify-write inside the drive" if largest else
+            "smallest: the queue the slowest of them takes", pick),
+            "'sdtune sdconf set %s \"%s\" %s=%s --write', then 'sdtune "
+            "apply'" % (self.conf_path, key, tunable, pick))
+
+    def _check_nonvolatile(self, key: str, line: int, pair,
+                           members: List[Member], names: List[str]) -> None:
+        disks = ", ".join(names) or "no disk present"
+        volatile = [m for m in members if m.cache == VOLATILE]
+        if volatile:
+            self.add("SDT-5002", '"%s"' % key, key=key, disks=disks,
+                     conf=self.conf_path,
+                     members="; ".join("%s: %s" % (m.label, m.cache_why)
+                                       for m in volatile))
+        elif not any(m.cache == NV for m in members):
+            self.add("SDT-5001", '"%s"' % key, key=key, disks=disks)
+        elif any(m.cache == UNKNOWN_CACHE for m in members):
+            why = "; ".join("%s: cache %s (%s)" % (m.label, m.cache,
+                                                   m.cache_why)
+                            for m in members)
+            self.add("SDT-3006", '"%s"' % key, pair=pair.index + 1, key=key,
+                     line=line, tunable="cache-nonvolatile", value="true",
+                     members=why, advice="cache-nonvolatile:true is safe "
+                     "only when every one of them has a non-volatile "
+                     "cache: remove it",
+                     command="'sdtune sdconf unset %s \"%s\" "
+                     "cache-nonvolatile --write', then 'sdtune apply'"
+                     % (self.conf_path, key))
 
     # -------------------------------------------------------- kernel
 
@@ -289,19 +392,47 @@ class Auditor:
             # A disk whose values could not be read ("unknown") is
             # reported with its source (inventory_messages), not as a
             # finding.
-            state = verify_disk(self.conf, d, self.flavour, self.inv.failed)
+            state = verify_disk(self.conf, d, self.flavour, self.inv.failed,
+                                self.elsewhere)
             detail = "; ".join(state.details)
             if state.state == "pending reboot":
                 self.add("SDT-4001", d.name, disk=d.name, detail=detail)
             elif state.state == "ignored by sd":
                 self.add("SDT-4002", d.name, disk=d.name, detail=detail)
+            elif state.state == "not persistent":
+                self.add("SDT-6003", d.name, disk=d.name, detail=detail)
+            elif state.state == "shadowed":
+                self.shadowed_disks.append(d.name)
+
+    def check_platform(self) -> None:
+        """Copies of sd.conf that change nothing, and a boot environment
+        other than the one changed booting next."""
+        if self.platform is None:
+            return
+        effective = self.platform.effective
+        for path in self.platform.shadowed_edits():
+            disks = "" if not self.shadowed_disks else \
+                " (it asks for other values for %s)" % ", ".join(
+                    self.shadowed_disks)
+            self.add("SDT-6001", path, path=path, effective=effective,
+                     disks=disks)
+        for path in self.platform.copies.ignored:
+            self.add("SDT-6002", path, path=path, effective=effective)
+        running = self.platform.boot_environment()
+        nxt = getattr(self.platform, "next_environment", lambda: None)()
+        if running and nxt and running != nxt:
+            detail = self.platform.warnings()[0]
+            self.add("SDT-6004", nxt, detail=detail[0].upper() + detail[1:],
+                     running=running, next=nxt)
 
     def run(self) -> List[Finding]:
         self.check_vdevs()
         self.check_replacements()
         self.check_certification()
         self.check_sdconf()
+        self.shadowed_disks: List[str] = []
         self.check_kernel()
+        self.check_platform()
         self.findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.id,
                                           f.subject))
         return self.findings

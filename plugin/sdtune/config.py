@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 SYSTEM_CONFIG = "/etc/sdtune/sdtune.conf"
 
 # Sections whose every value is an absolute path.
-_ABSOLUTE_SECTIONS = ("commands", "paths", "libraries", "data")
+_ABSOLUTE_SECTIONS = ("commands", "paths", "libraries", "data", "platform")
 
 _SECTION_RE = re.compile(r"\s*\[(?P<name>[^\]]+)\]")
 _KEY_RE = re.compile(r"(?P<key>[^=:\s#;\[][^=:]*?)\s*[=:]")
@@ -82,6 +82,13 @@ class Config:
     @property
     def known_drives(self) -> Optional[str]:
         return self.sections.get("data", {}).get("known_drives")
+
+    @property
+    def boot_media(self) -> Optional[str]:
+        """[platform] boot_media: where SmartOS's boot media is mounted,
+        when sdtune cannot find it (a USB key elsewhere than /mnt/usbkey,
+        or one of several boot pools)."""
+        return self.sections.get("platform", {}).get("boot_media") or None
 
     @property
     def silence(self) -> Dict[str, str]:

@@ -78,6 +78,15 @@ CATALOGUE: Dict[str, Kind] = {k.id: k for k in (
     Kind("SDT-3005", "medium", "sd.conf syntax error",
          "{detail}",
          "Fix the line: 'sdtune sdconf check /kernel/drv/sd.conf'.", SEE),
+    Kind("SDT-3006", "medium", "one sd.conf value for drives that "
+         "disagree",
+         "sd-config-list pair {pair} ({key}) at line {line} sets "
+         "{tunable}:{value} for every drive under the key, but the models "
+         "or certified serials it covers need different values: "
+         "{members}.",
+         "One pair holds one value for all of them (their ATA models "
+         "differ only beyond the 16 characters of the key); {advice}: "
+         "{command}.", SEE),
     Kind("SDT-4001", "info", "kernel values pending reboot",
          "{disk} still uses values from before the last sd.conf change: "
          "{detail}.",
@@ -97,6 +106,36 @@ CATALOGUE: Dict[str, Kind] = {k.id: k for k in (
          "Unless the vendor documents power-loss protection for this "
          "model, remove it: 'sdtune sdconf unset /kernel/drv/sd.conf "
          "\"{key}\" cache-nonvolatile --write', then 'sdtune apply'.",
+         SEE),
+    Kind("SDT-5002", "high", "cache-nonvolatile over a volatile cache",
+         "sd.conf sets cache-nonvolatile:true for {key} ({disks}), which "
+         "covers a write cache known or measured to be volatile: "
+         "{members}. sd sends no cache flush, so a power loss loses the "
+         "acknowledged writes in that cache and can corrupt the pool.",
+         "Remove it, whatever other drives under the key can do: "
+         "'sdtune sdconf unset {conf} \"{key}\" cache-nonvolatile "
+         "--write', then 'sdtune apply'.", SEE),
+    Kind("SDT-6001", "medium", "a copy of sd.conf the kernel does not read",
+         "{path} is shadowed: the kernel reads only the first sd.conf on "
+         "the module path, {effective}, so edits to {path} change "
+         "nothing{disks}.",
+         "Make changes with 'sdtune plan' and 'sdtune apply', which edit "
+         "{effective}; compare with 'sdtune sdconf diff {effective} "
+         "{path}', then remove {path} or keep it identical.", SEE),
+    Kind("SDT-6002", "low", "sd.conf where illumos never looks",
+         "{path} exists, but only Oracle Solaris 11 reads /etc/driver/drv: "
+         "illumos ignores it.",
+         "Move what it sets into {effective} with 'sdtune sdconf set' or "
+         "'sdtune plan' and 'sdtune apply', then remove {path}.", SEE),
+    Kind("SDT-6003", "high", "sd values lost at the next reboot",
+         "{disk}: {detail}.",
+         "Make the change persistent with 'sdtune apply' (on SmartOS it "
+         "writes a boot module to the boot media), then 'sdtune verify'.",
+         SEE),
+    Kind("SDT-6004", "medium", "another boot environment boots next",
+         "{detail}.",
+         "Boot the environment that has the change ('beadm activate "
+         "{running}'), or make the change again after booting {next}.",
          SEE),
 )}
 

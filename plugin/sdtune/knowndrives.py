@@ -1,6 +1,12 @@
 """The known-drives table (conf/known-drives.tsv): drives whose physical
 sector size or cache kind is known from OpenZFS, FreeBSD, illumos,
-SmartOS and smartmontools tables, each row with its source.
+SmartOS and smartmontools tables and vendor documents, each row with
+its source.
+
+The cache column says yes (a power-loss-protected, non-volatile write
+cache), no (volatile), data-at-rest (the vendor protects only data
+already in flash: the write cache is volatile, whatever a list of
+"power-loss protected" drives says) or - (unknown).
 
 Matching follows each row's kind: the exact 24-byte INQUIRY key, a
 prefix of it or a *substring* of the product id (sd's own rules, via
@@ -30,6 +36,9 @@ class KnownDrive:
     nonvolatile: Optional[bool]
     vendor: str
     source: str
+    # The vendor's power-loss protection covers data at rest only: the
+    # write cache is volatile (nonvolatile is then False).
+    data_at_rest: bool = False
 
     def applies(self, ident: Identity, ata_model: Optional[str]) -> bool:
         if self.match == "inquiry":
@@ -56,6 +65,7 @@ MATCH_KINDS = ("inquiry", "inquiry-prefix", "pid-substring", "ata-glob",
 HEADER = ("match", "pattern", "physical_block_bytes", "nonvolatile_cache",
           "vendor", "source")
 UNKNOWN = ("-", "")
+NV_VALUES = ("yes", "no", "data-at-rest")
 
 
 def _row_problem(kind: str, pattern: str, pbs: str, nv: str
@@ -76,8 +86,9 @@ def _row_problem(kind: str, pattern: str, pbs: str, nv: str
             if pbs.isascii() and pbs.isdigit() else "must be a number"
         if why:
             return "physical_block_bytes '%s': %s" % (pbs, why)
-    if nv not in UNKNOWN + ("yes", "no"):
-        return "nonvolatile_cache '%s': must be yes, no or -" % nv
+    if nv not in UNKNOWN + NV_VALUES:
+        return "nonvolatile_cache '%s': must be yes, no, data-at-rest or -" \
+            % nv
     return None
 
 
@@ -109,8 +120,9 @@ def parse_table(text: str, path: str = "known-drives.tsv",
             raise bad(n, why)
         rows.append(KnownDrive(kind, pattern,
                                None if pbs in UNKNOWN else int(pbs),
-                               {"yes": True, "no": False}.get(nv),
-                               vendor, source))
+                               {"yes": True, "no": False,
+                                "data-at-rest": False}.get(nv),
+                               vendor, source, nv == "data-at-rest"))
     if not header_seen:
         raise SdtuneError("read", path, "no header line (%s, separated by "
                           "TABs)" % ", ".join(HEADER), exit_code)

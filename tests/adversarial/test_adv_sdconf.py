@@ -222,13 +222,14 @@ def test_F11_disks_H_escapes_a_tab_in_an_inquiry_id(tmp_path):
     assert proc.returncode == 0, proc.stderr
     rows = proc.stdout.splitlines()
     assert len(rows) == 2, proc.stdout
+    # The table, then a blank line and the platform line.
     header = run(app, "disks").stdout.splitlines()
-    assert len(header) == 3, header
+    assert len(header) == 5 and header[4].startswith("platform: "), header
     fields = len(header[0].split())
     for row in rows:
         assert len(row.split("\t")) == fields, row
     odd_row = next(r for r in rows if r.startswith(odd["name"]))
-    assert odd_row.split("\t")[1] == '"HGST    HUS72\\tODD       "'
+    assert odd_row.split("\t")[2] == '"HGST    HUS72\\tODD       "'
     assert '"HGST    HUS72\\tODD       "' in header[1] + header[2]
 
 

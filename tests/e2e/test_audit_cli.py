@@ -250,6 +250,146 @@ def test_5001_cache_nonvolatile_without_evidence(tmp_path):
     assert raised(app, "SDT-5001") == []
 
 
+S45_KEY = "ATA     INTEL SSDSC2KB48"
+
+
+def s45(suffix, instance, serial):
+    """An Intel S4500 (…G7) or S4510 (…G8) 480 GB: the same key."""
+    d = copy.deepcopy(INTEL)
+    d.update(name="c0t55CD2E414D0A000%dd0" % instance, instance=instance,
+             phys_path="/scsi_vhci/disk@g55cd2e414d0a000%d" % instance,
+             ata_model="INTEL SSDSC2KB480%s" % suffix, serial=serial)
+    d.pop("location", None)
+    return d
+
+
+S4500, S4510 = s45("G7", 6, "PHYG7SERIAL"), s45("G8", 7, "PHYG8SERIAL")
+
+
+def test_3006_one_value_for_models_that_disagree(tmp_path):
+    app = build(tmp_path, pairs=[(S45_KEY, "physical-block-size:4096")],
+                extra_disks=[S4500, S4510])
+    record(app, S45_KEY, "PHYG7SERIAL", "0270", native=8192)
+    record(app, S45_KEY, "PHYG8SERIAL", "0270", native=4096)
+    (f,) = raised(app, "SDT-3006")
+    assert f["subject"] == '"%s"' % S45_KEY
+    assert "physical-block-size:4096" in f["status"]
+    assert "serial PHYG7SERIAL (INTEL SSDSC2KB480G7) 8192" in f["status"]
+    assert "physical-block-size=8192 --write" in f["action"]
+    assert "then 'sdtune apply'" in f["action"]
+    record(app, S45_KEY, "PHYG7SERIAL", "0270", native=4096)
+    assert raised(app, "SDT-3006") == []
+
+
+def test_5002_cache_nonvolatile_over_a_volatile_cache(tmp_path):
+    mx500 = copy.deepcopy(ACME)
+    mx500.update(ata_model="CT500MX500SSD1", serial="MX5001")
+    key = "ATA     CT500MX500SSD1  "
+    app = build(tmp_path, pairs=[(key, "cache-nonvolatile:true")],
+                extra_disks=[mx500])
+    # NV_SUP from the drive does not outweigh the vendor's statement.
+    record(app, key, "MX5001", "0100", nv_sup=True)
+    (f,) = raised(app, "SDT-5002")
+    assert f["severity"] == "high" and f["subject"] == '"%s"' % key
+    assert "data at rest only" in f["status"]
+    assert "cache-nonvolatile --write" in f["action"]
+    assert raised(app, "SDT-5001") == []
+    app = build(tmp_path, pairs=[(key, "throttle-max:32")],
+                extra_disks=[mx500])
+    assert raised(app, "SDT-5002") == []
+
+
+def test_vdev_of_a_disk_outside_sd_is_checked(tmp_path):
+    """An NVMe namespace (blkdev: no key) alone in an ashift-9 vdev:
+    its certification, found by serial, says 4096."""
+    from tests.adversarial.support import inject_record
+    app = Appliance.build("nvme-mixed", str(tmp_path / "nvme"))
+    nvme = "c3t0025385971B0F5A2d0"
+    assert [f for f in raised(app, "SDT-1001")
+            if f["subject"] == "fast/" + nvme] == []
+    inject_record(app, None, {}, serial="S467NX0K612345A",
+                  native_sector_bytes=4096, firmware="2B2QEXE7",
+                  driver="blkdev", model="Samsung SSD 970 EVO 1TB")
+    (f,) = [f for f in raised(app, "SDT-1001")
+            if f["subject"] == "fast/" + nvme]
+    assert "4096 B pages (certified" in f["status"]
+
+
+def platform_app(tmp_path, scenario, **platform):
+    """A shipped platform scenario (tests/sim/scenarios), its platform
+    fields changed."""
+    from tests.sim.appliance import scenario_path
+    with open(scenario_path(scenario)) as f:
+        s = json.load(f)
+    s["platform"] = dict(s["platform"], **platform)
+    return Appliance.build(s, str(tmp_path / scenario))
+
+
+def add_pair(app, path, key, tunables):
+    """The operator's hand edit: one pair at the head of the list (or a
+    new list)."""
+    full = os.path.join(app.root, path.lstrip("/"))
+    with open(full, encoding="latin-1") as f:
+        text = f.read()
+    if "sd-config-list=" in text:
+        text = text.replace("sd-config-list=", 'sd-config-list=\n  "%s", '
+                            '"%s",' % (key, tunables), 1)
+    else:
+        text += 'sd-config-list = "%s", "%s";\n' % (key, tunables)
+    with open(full, "w", encoding="latin-1") as f:
+        f.write(text)
+
+
+def spare_of(app):
+    return next(d for d in app.expected_disks()
+                if any(u["kind"] == "spare" for u in d["in_use"]))
+
+
+def test_6001_copy_shadowed_on_the_module_path(tmp_path):
+    app = platform_app(tmp_path, "omnios")
+    assert raised(app, "SDT-6001") == []
+    app = platform_app(tmp_path / "b", "omnios", extra_conf={
+        "/platform/i86pc/kernel/drv/sd.conf": "upstream"})
+    spare = spare_of(app)
+    add_pair(app, "/kernel/drv/sd.conf", spare["key"], "throttle-max:8")
+    (f,) = raised(app, "SDT-6001")
+    assert f["subject"] == "/kernel/drv/sd.conf"
+    assert "/platform/i86pc/kernel/drv/sd.conf" in f["status"]
+    assert spare["name"] in f["status"]
+
+
+def test_6002_etc_driver_drv_is_ignored(tmp_path):
+    app = platform_app(tmp_path, "openindiana", extra_conf={
+        "/etc/driver/drv/sd.conf": "upstream"})
+    (f,) = raised(app, "SDT-6002")
+    assert f["subject"] == "/etc/driver/drv/sd.conf"
+    assert raised(platform_app(tmp_path / "b", "openindiana"),
+                  "SDT-6002") == []
+
+
+def test_6003_smartos_ramdisk_edit_lost_at_reboot(tmp_path):
+    app = platform_app(tmp_path, "smartos-usb")
+    assert raised(app, "SDT-6003") == []
+    spare = spare_of(app)
+    add_pair(app, "/kernel/drv/sd.conf", spare["key"], "throttle-max:8")
+    # Which values the platform image gives is not on the system: every
+    # disk an sd.conf pair matches is said to lose them.
+    found = {f["subject"]: f for f in raised(app, "SDT-6003")}
+    assert spare["name"] in found
+    assert "lost at reboot" in found[spare["name"]]["status"]
+
+
+def test_6004_another_boot_environment_boots_next(tmp_path):
+    app = platform_app(tmp_path, "omnios")
+    assert raised(app, "SDT-6004") == []
+    other = next(b["name"] for b in app.boot_environments()
+                 if "N" not in b["active"])
+    app.activate_be(other)
+    (f,) = raised(app, "SDT-6004")
+    assert f["subject"] == other
+    assert "beadm activate" in f["action"]
+
+
 def test_silencing_by_id_and_subject(tmp_path):
     app = build(tmp_path, pairs=[(ACME_KEY, "cache-nonvolatile:true")],
                 extra_disks=[ACME])

@@ -54,7 +54,7 @@ def test_every_field_matches_the_appliance(appliances, scenario):
     assert sorted(got) == sorted(want)
     for name, w in want.items():
         g = got[name]
-        for field in ("key", "serial", "firmware", "size_bytes",
+        for field in ("driver", "key", "serial", "firmware", "size_bytes",
                       "logical_block_bytes", "physical_block_bytes", "ssd",
                       "pool", "vdev_ashift", "instance"):
             assert g[field] == w[field], (name, field)
@@ -108,12 +108,14 @@ def test_scripted_and_parsable_output(appliances):
     proc = sdtune(app, "disks", "-H", "-p")
     rows = [line.split("\t") for line in proc.stdout.splitlines()]
     intel = next(r for r in rows if r[0] == "c0t55CD2E404C0D8D0Ed0")
-    assert intel[1] == "ATA     INTEL SSDSC2BA40"     # the exact key
-    assert intel[3] == "0270"                         # firmware
-    assert intel[4] == "400088457216"                 # exact bytes
+    assert intel[1] == "sd"                           # the driver
+    assert intel[2] == "ATA     INTEL SSDSC2BA40"     # the exact key
+    assert intel[4] == "0270"                         # firmware
+    assert intel[5] == "400088457216"                 # exact bytes
     proc = sdtune(app, "disks")
     header = proc.stdout.splitlines()[0].split()
-    assert header[:5] == ["NAME", "KEY", "SERIAL", "FIRMWARE", "SIZE"]
+    assert header[:6] == ["NAME", "DRIVER", "KEY", "SERIAL", "FIRMWARE",
+                          "SIZE"]
     assert '"ATA     INTEL SSDSC2BA40"' in proc.stdout
 
 

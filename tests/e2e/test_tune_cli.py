@@ -141,9 +141,10 @@ def test_refusals_leave_sd_conf_unchanged(app, tmp_path, break_it, words):
     else:
         app.set_drv_lock(True)
     if break_it == "not root":
-        # The simulator's update_drv refuses like the real one; sdtune
-        # itself runs as root here, so it is update_drv that says no.
-        words = "You must be root"
+        # The simulator's commands refuse like the real ones; sdtune
+        # itself runs as root here, so it is the first step, bootadm
+        # (before update_drv), that says no.
+        words = "bootadm: you must be root"
     proc = sdtune(app, "apply", plan_file, "--yes", config=config)
     assert proc.returncode == 4, proc.stdout
     assert proc.stderr.startswith("sdtune: cannot apply ")
@@ -273,3 +274,107 @@ def test_next_command_recovers_and_says_which(app, tmp_path, state,
     assert said in proc.stderr
     hist = json.loads(sdtune(app, "history", "-o", "json").stdout)
     assert hist["entries"][0]["state"] == final
+
+
+# ------------------------------------------------- keys shared by models
+
+S45 = "ATA     INTEL SSDSC2KB48"
+
+
+def sata_ssd(name, instance, model, serial, wwn):
+    """A SATA SSD behind mpt_sas like the facts' Intel, another model."""
+    return {"name": name, "instance": instance,
+            "phys_path": "/scsi_vhci/disk@g%s" % wwn.lower(),
+            "ata_model": model, "rev": "0100", "serial": serial,
+            "blocks": 937703088, "rotation_rate": 1, "nv_sup": False}
+
+
+def s4500_s4510(tmp_path):
+    """An Intel S4500 (…480G7) and an S4510 (…480G8): one key."""
+    from tests.sim.testing import facts_host
+    disks = [sata_ssd("c0t55CD2E414D0A0001d0", 0, "INTEL SSDSC2KB480G7",
+                      "PHYG7SERIAL", "55CD2E414D0A0001"),
+             sata_ssd("c0t55CD2E414D0A0002d0", 1, "INTEL SSDSC2KB480G8",
+                      "PHYG8SERIAL", "55CD2E414D0A0002")]
+    return Appliance.build(facts_host(disks, flavour="upstream"),
+                           str(tmp_path / "s45"))
+
+
+def test_key_collision_is_held_until_overridden(tmp_path):
+    app = s4500_s4510(tmp_path)
+    assert {d["key"] for d in app.expected_disks()} == {S45}
+    # The table lists the G7's cache as protected; nothing shows the G8's.
+    inject_record(app, S45, {"physical-block-size": 8192,
+                             "throttle-max": 64}, serial="PHYG7SERIAL",
+                  nv_sup=False, cache="inconclusive")
+    inject_record(app, S45, {"physical-block-size": 4096,
+                             "throttle-max": 16}, serial="PHYG8SERIAL",
+                  nv_sup=False, cache="inconclusive")
+    original = sd_conf(app)
+    proc = sdtune(app, "plan")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert 'held back "%s" physical-block-size:8192: key collision' % S45 \
+        in out
+    assert "serial PHYG7SERIAL (INTEL SSDSC2KB480G7) 8192" in out
+    assert "serial PHYG8SERIAL (INTEL SSDSC2KB480G8) 4096" in out
+    assert 'held back "%s" cache-nonvolatile:true: key collision' % S45 \
+        in out
+    assert "nothing to change" in out
+
+    plan_file = str(tmp_path / "plan.json")
+    proc = sdtune(app, "plan", "--allow-key-collision", S45, "--save",
+                  plan_file)
+    assert proc.returncode == 0, proc.stderr
+    change = json.load(open(plan_file))["changes"][0]
+    assert change["set"] == {"physical-block-size": "8192",
+                             "throttle-max": "16"}
+    # apply screens the plan again: without the flag it is refused.
+    proc = sdtune(app, "apply", plan_file, "--yes")
+    assert proc.returncode == 3 and "key collision" in proc.stderr
+    assert sd_conf(app) == original
+    proc = sdtune(app, "apply", plan_file, "--yes",
+                  "--allow-key-collision", S45)
+    assert proc.returncode == 0, proc.stderr
+    assert b"physical-block-size:8192" in sd_conf(app)
+
+
+def test_key_collision_never_overrides_an_unknown_cache(tmp_path):
+    app = s4500_s4510(tmp_path)
+    inject_record(app, S45, {"cache-nonvolatile": True}, nv_sup=True,
+                  serial="PHYG7SERIAL")
+    proc = sdtune(app, "plan", "-o", "json", "--allow-key-collision", S45,
+                  "--allow-no-nv-evidence")
+    doc = json.loads(proc.stdout)
+    (held,) = [h for h in doc["held"] if h["tunable"] == "cache-nonvolatile"]
+    assert "INTEL SSDSC2KB480G8" in held["reason"]
+    assert "no override" in held["reason"] and doc["changes"] == []
+
+
+def test_data_at_rest_drive_never_gets_cache_nonvolatile(tmp_path):
+    from tests.sim.testing import facts_host
+    mx = sata_ssd("c0t500A0751E1D3A001d0", 0, "CT500MX500SSD1", "MX5001",
+                  "500A0751E1D3A001")
+    app = Appliance.build(facts_host([mx], flavour="upstream"),
+                          str(tmp_path / "mx"))
+    key = "ATA     CT500MX500SSD1  "
+    inject_record(app, key, {"cache-nonvolatile": True, "throttle-max": 32},
+                  nv_sup=True, serial="MX5001")
+    proc = sdtune(app, "plan", "--allow-no-nv-evidence")
+    assert proc.returncode == 0, proc.stderr
+    assert 'held back "%s" cache-nonvolatile:true' % key in proc.stdout
+    assert "data at rest only" in proc.stdout
+    assert "throttle-max:32  from certification" in proc.stdout
+
+
+def test_disks_outside_sd_are_not_planned_and_said(tmp_path):
+    app = Appliance.build("nvme-mixed", str(tmp_path / "nvme"))
+    proc = sdtune(app, "plan", "-o", "json")
+    assert proc.returncode == 0, proc.stderr
+    not_sd = {n["disk"]: n for n in json.loads(proc.stdout)["not_sd"]}
+    assert set(not_sd) == {"c3t0025385971B0F5A2d0", "c4t0014EE83021EAE80d0",
+                           "c5t0d0"}
+    assert all(n["driver"] == "blkdev" and "sd.conf has no effect" in
+               n["reason"] for n in not_sd.values())
+    proc = sdtune(app, "plan")
+    assert "not planned c3t0025385971B0F5A2d0 (blkdev)" in proc.stdout

@@ -31,6 +31,12 @@ killed): tests/faults/remote.py.  The failed run must say one `sdtune:
 cannot` line naming the host, and the same checks hold, with the next
 command run here or over ssh.
 
+Then the transactions that write several files and run the platforms'
+steps: SmartOS booted from a USB key (the ramdisk's sd.conf, the boot
+module and the loader lines on the key) and OmniOS (sd.conf, `bootadm
+update-archive`, whose copy must end on the file's side; and bootadm
+failing): tests/faults/platforms.py, sampled.
+
 Prints the counts: faults tried, survived.  Exit 1 on any failure.
 Usage: python3 tests/faults/run_faults.py [--quick] [--every-step]
 """
@@ -48,7 +54,7 @@ import time
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, REPO)
 
-from tests.faults import remote  # noqa: E402
+from tests.faults import platforms, remote  # noqa: E402
 from tests.sim.appliance import Appliance  # noqa: E402
 
 SYSCALLS = ("write", "fsync", "rename")
@@ -334,7 +340,8 @@ def main() -> int:
     t0 = time.monotonic()
     work = tempfile.mkdtemp(prefix="sdtune-faults-")
     sshd = None
-    results, over = [], []
+    results, over, plat = [], [], []
+    plat_s = 0.0
     not_run = remote.missing()
     try:
         app = Appliance.build("small-nexenta", os.path.join(work, "app"))
@@ -366,11 +373,15 @@ def main() -> int:
             if sshd is not None:
                 over.append(over_ssh(app, sshd, work, label, args, before,
                                      after, mode))
+        t1 = time.monotonic()
+        plat = platforms.run(work, a.quick)
+        plat_s = time.monotonic() - t1
     finally:
         if sshd is not None:
             sshd.stop()
         shutil.rmtree(work)
-    tallies = [r[1] for r in results] + [r.tally for r in over]
+    tallies = [r[1] for r in results] + [r.tally for r in over] + \
+        [c.tally for c in plat]
     tried = sum(t.tried for t in tallies)
     survived = sum(t.survived for t in tallies)
     print("faults: %d injected, %d survived (%.0f s)" % (
@@ -389,6 +400,11 @@ def main() -> int:
                  outcome["ended new"]))
         if i < len(over):
             print("\n".join(over[i].lines()))
+    print("  platforms: %d faults, %d survived (%.0f s)" % (
+        sum(c.tally.tried for c in plat),
+        sum(c.tally.survived for c in plat), plat_s))
+    for c in plat:
+        print("\n".join(c.lines()))
     if not_run:
         print("  FAILED over ssh: not run: " + not_run)
     for t in tallies:

@@ -6,16 +6,19 @@ way an operator or the hardware would (API and CLI).
     app.root, app.bin, app.config      # DIR/root, DIR/bin, DIR/sdtune.conf
     app.reboot(); app.hotplug("c1t0d0"); app.set_busy("c1t0d0", False)
     app.expected_disks()               # the simulator's own truth
+    app.reboot(clean=False); app.activate_be("omnios-1")   # platforms
 
     python3 tests/sim/appliance.py build SCENARIO DIR
-    python3 tests/sim/appliance.py reboot DIR
+    python3 tests/sim/appliance.py reboot DIR [--crash]
     python3 tests/sim/appliance.py hotplug DIR NAME
     python3 tests/sim/appliance.py busy DIR NAME on|off
     python3 tests/sim/appliance.py expected DIR      (JSON)
 
 Everything lives in DIR: state.json (the kernel model), root/ (the
 system root for ``sdtune -R``), bin/ (the fake commands), diskmgt.tsv
-and, when the fake libdiskmgt builder is available, lib/libdiskmgt.so.
+and, when the fake libdiskmgt builder is available, lib/libdiskmgt.so;
+on SmartOS and Triton also platform-image/ (the ramdisk's pristine
+root) and usbkey-media/ (the USB key's files while it is unmounted).
 """
 
 import json
@@ -27,6 +30,10 @@ import sys
 from typing import Dict, List, Optional
 
 if __name__ == "__main__" and not __package__:
+    # tests/sim must not be on the path: its platform.py would shadow the
+    # standard library's (uuid imports it).
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") !=
+                   os.path.dirname(os.path.abspath(__file__))]
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.abspath(__file__)))))
     # Run as a script: make the package importable for the relative
@@ -35,6 +42,7 @@ if __name__ == "__main__" and not __package__:
     __package__ = "tests.sim"
 
 from . import kernel  # noqa: E402
+from . import platform  # noqa: E402
 from . import rootfs  # noqa: E402
 from . import scenario as scn  # noqa: E402
 
@@ -44,10 +52,12 @@ SCENARIO_DIR = os.path.join(SIM_DIR, "scenarios")
 FAKECMD = os.path.join(SIM_DIR, "fakecmd.py")
 COMMANDS = {"mdb": "mdb", "diskinfo": "diskinfo", "iostat": "iostat",
             "zpool": "zpool", "zdb": "zdb", "update_drv": "update_drv",
-            "devfsadm": "devfsadm", "sdio": "sdio"}
+            "devfsadm": "devfsadm", "sdio": "sdio",
+            "bootparams": "bootparams", "uname": "uname",
+            "bootadm": "bootadm", "beadm": "beadm", "kstat": "kstat"}
 FIXED_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"}
 _OWNED = ("root", "bin", "lib", "state.json", "diskmgt.tsv",
-          "sdtune.conf")
+          "sdtune.conf", platform.IMAGE_DIR, platform.MEDIA_DIR)
 
 
 def scenario_path(name: str) -> str:
@@ -117,10 +127,11 @@ class Appliance:
                     os.unlink(path)
         rootfs.build(app.root, s)
         state = kernel.new_state(s, app.dir)
-        kernel.boot(state)
+        platform.install(state)
+        platform.reboot(state)
         state["library"] = _build_library(app.dir)
         kernel.save(state)
-        app._write_bin()
+        app._write_bin(state)
         app._write_config(state)
         return app
 
@@ -132,9 +143,13 @@ class Appliance:
                                     % app.dir)
         return app
 
-    def _write_bin(self) -> None:
+    def _write_bin(self, state: Dict) -> None:
         os.makedirs(self.bin, exist_ok=True)
         for cmd in COMMANDS:
+            if not platform.has_command(state, cmd):
+                # bootparams exists only on SmartOS/Triton, beadm only
+                # off them: no wrapper, as on the real system.
+                continue
             path = os.path.join(self.bin, cmd)
             with open(path, "w") as f:
                 f.write("#!/bin/sh\nexec %s %s --state %s --argv0 \"$0\" "
@@ -166,9 +181,11 @@ class Appliance:
         fn(state, *args)
         kernel.save(state)
 
-    def reboot(self) -> None:
-        """Every disk attaches again with the sd.conf read now."""
-        self._change(kernel.boot)
+    def reboot(self, clean: bool = True) -> None:
+        """Every disk attaches again with the sd.conf the platform boots
+        with.  ``clean``: init updates the boot archive first; False is
+        a panic or power loss (the archive is booted as it is)."""
+        self._change(platform.reboot, clean)
 
     def hotplug(self, name: str) -> None:
         """Pull and re-insert one disk: it attaches with the loaded list
@@ -187,7 +204,63 @@ class Appliance:
         """Hold the add_drv/rem_drv lock so that update_drv is refused."""
         self._change(lambda st: st.update(drv_lock=bool(held)))
 
+    def set_bootadm_fail(self, fail: bool) -> None:
+        """Make bootadm update-archive fail (a full root file system)."""
+        self._change(lambda st: st["plat"].update(bootadm_fail=bool(fail)))
+
+    def set_boot_modules(self, modules: List[Dict]) -> None:
+        """Triton CN: CNAPI bootParams.boot_modules, [{path, type:
+        "base64", content}], applied at every reboot (ValueError if
+        not a Triton compute node or malformed)."""
+        self._change(platform.set_boot_modules, modules)
+
+    def unmount_usbkey(self) -> None:
+        """Unmount the USB key from /mnt/usbkey (its files are kept)."""
+        self._change(platform.set_usbkey_mounted, False)
+
+    def mount_usbkey(self) -> None:
+        self._change(platform.set_usbkey_mounted, True)
+
+    def activate_be(self, name: str) -> None:
+        """beadm activate NAME (KeyError if there is no such BE)."""
+        self._be_change(platform.activate_be, name)
+
+    def create_be(self, name: str) -> None:
+        """beadm create NAME: a clone of the running BE."""
+        self._be_change(platform.create_be, name)
+
+    def _be_change(self, fn, name: str) -> None:
+        state = kernel.load(self.dir)
+        _, err, status = fn(state, name)
+        if status:
+            raise KeyError(err.strip())
+        kernel.save(state)
+
     # -------------------------------------------------------- queries
+
+    def platform(self) -> Dict:
+        """The scenario's platform, normalised (name None: no platform
+        given; see platform.normalize)."""
+        return self.state()["scenario"]["platform"]
+
+    def effective_conf(self) -> Optional[str]:
+        """The sd.conf (a system path) that update_drv would read now:
+        the first on the module path under root/."""
+        return kernel.effective_conf(self.root)
+
+    def boot_environments(self) -> List[Dict]:
+        """Per BE: name, uuid, active, mountpoint, space, policy,
+        created (empty on SmartOS and Triton)."""
+        return platform.boot_environments(self.state())
+
+    def archive(self) -> Dict[str, Optional[str]]:
+        """The boot archive's copy of every module-path sd.conf."""
+        return dict(self.state()["plat"]["archive"])
+
+    def platform_calls(self) -> List[List[str]]:
+        """Every bootadm run and beadm activate / create so far, as
+        [cmd, args...]."""
+        return self.state()["plat"]["calls"]
 
     def state(self) -> Dict:
         return kernel.load(self.dir)
@@ -197,7 +270,8 @@ class Appliance:
         logical_block_bytes, physical_block_bytes (un_phy_blocksize as
         attached), ssd, in_use [{kind, detail}], pool, vdev_ashift, sd
         {suppress_cache_flush, throttle_max, throttle_min, disksort},
-        plus busy and attached_with_loaded_list."""
+        driver ("sd", or "blkdev": then key, physical_block_bytes and the
+        sd values are None), plus busy and attached_with_loaded_list."""
         return kernel.expected_disks(self.state())
 
     def library(self) -> Dict:
@@ -234,7 +308,8 @@ class Appliance:
 
 def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    usage = ("usage: appliance.py build SCENARIO DIR | reboot DIR | "
+    usage = ("usage: appliance.py build SCENARIO DIR | reboot DIR "
+             "[--crash] | "
              "hotplug DIR NAME | busy DIR NAME on|off | expected DIR\n")
     if not argv:
         sys.stderr.write(usage)
@@ -249,6 +324,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 "" if lib.get("built") else " (%s)" % lib.get("note")))
         elif cmd == "reboot" and len(args) == 1:
             Appliance.load(args[0]).reboot()
+        elif cmd == "reboot" and len(args) == 2 and args[1] == "--crash":
+            Appliance.load(args[0]).reboot(clean=False)
         elif cmd == "hotplug" and len(args) == 2:
             Appliance.load(args[0]).hotplug(args[1])
         elif cmd == "busy" and len(args) == 3 and args[2] in ("on", "off"):

@@ -1,7 +1,10 @@
 """Fake diskinfo(1M) (facts §9): every mode of ``diskinfo [-Hp]
 [{-c|-P}]`` from the devinfo properties (split ATA model for SATA
-disks), the logical block size and the solid-state flag of the attached
-unit.  Runs no commands.
+disks; for blkdev the model nvme split the same way, or virtio's
+"Virtio" / "Block Device"), the logical block size and the solid-state
+flag of the attached sd unit or of the blkdev media.  TYPE is the
+controller type upper-cased: NVME for an NVMe namespace, "-" for a disk
+without a controller type (virtio).  Runs no commands.
 """
 
 from typing import Dict, List, Tuple
@@ -24,11 +27,14 @@ def rows(state: Dict) -> List[Dict]:
     for d in state["scenario"]["disks"]:
         if d["dtype"] != "disk" or not state["present"][d["name"]]:
             continue
-        unit = kernel.unit_of(state, d["name"])
-        ssd = bool(unit and unit["fields"]["un_f_is_solid_state"])
+        if d.get("driver") == "blkdev":
+            ssd = bool(d["solid_state"])
+        else:
+            unit = kernel.unit_of(state, d["name"])
+            ssd = bool(unit and unit["fields"]["un_f_is_solid_state"])
         loc = d["location"] or {}
         out.append({
-            "ctype": d["ctype"].upper(), "device": d["name"],
+            "ctype": (d["ctype"] or "-").upper(), "device": d["name"],
             "vid": d["vendor_id"] or "-", "pid": d["product_id"] or "-",
             "bytes": d["blocks"] * d["logical_block"],
             "removable": bool(d["removable"]), "ssd": ssd,

@@ -6,13 +6,18 @@ the fake needs comes from the absolute state directory, never from the
 environment or the working directory (sdtune runs commands with a fixed
 environment, cwd /).  This module loads DIR/state.json, dispatches to the
 command's module, prints its output byte for byte and exits with its
-status.  Commands that change the kernel (update_drv) save the state.
+status.  Commands that change the state (update_drv, bootadm, beadm)
+save it.
 """
 
 import os
 import sys
 
 if __name__ == "__main__" and not __package__:
+    # tests/sim must not be on the path: its platform.py would shadow the
+    # standard library's (uuid imports it).
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") !=
+                   os.path.dirname(os.path.abspath(__file__))]
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.abspath(__file__)))))
     # Run as a script: make the package importable for the relative
@@ -23,12 +28,22 @@ if __name__ == "__main__" and not __package__:
 from . import kernel  # noqa: E402
 
 COMMANDS = ("mdb", "diskinfo", "iostat", "zpool", "zdb", "update_drv",
-            "devfsadm", "sdio")
+            "devfsadm", "sdio", "bootparams", "uname", "bootadm", "beadm",
+            "kstat")
 
 
 def run(state_dir: str, argv0: str, cmd: str, args, stdin):
     """(stdout, stderr, status) of one fake command."""
     state = kernel.load(state_dir)
+    if cmd in ("bootparams", "uname", "bootadm", "beadm", "kstat"):
+        from . import platform
+        if not platform.has_command(state, cmd):
+            # The wrapper is not even written: the real system has none.
+            return "", "%s: not found\n" % argv0, 127
+        result = getattr(platform, cmd + "_main")(state, args)
+        if platform.saves(cmd, args):
+            kernel.save(state)
+        return result
     if cmd == "mdb":
         from . import mdb
         return mdb.main(state, args, stdin)

@@ -1,12 +1,14 @@
 """The simulated kernel: when sd.conf is read and which list each sd
 unit attached with (facts §1, §11, §16.2, §17).
 
-sd.conf is parsed at boot and by ``update_drv -f`` into the driver's
-loaded property list.  Each unit keeps the list it attached with: a busy
-unit keeps its values after ``update_drv -vf``; an idle unit is detached
-and attached again but keeps the list it had (its devinfo node is never
-uninitialised); a reboot attaches every unit with the loaded list, and a
-hot-plugged disk gets a new node and therefore the loaded list.
+sd.conf -- the first drv/sd.conf on the module path, at boot from the
+boot archive's copy when platform.reboot() passes one -- is parsed at
+boot and by ``update_drv -f`` into the driver's loaded property list.
+Each unit keeps the list it attached with: a busy unit keeps its values
+after ``update_drv -vf``; an idle unit is detached and attached again
+but keeps the list it had (its devinfo node is never uninitialised); a
+reboot attaches every unit with the loaded list, and a hot-plugged disk
+gets a new node and therefore the loaded list.
 
 The state is one JSON document, DIR/state.json, written atomically.
 Runs no commands.
@@ -24,6 +26,12 @@ from . import scenario as scn
 
 STATE_FILE = "state.json"
 SD_CONF = "/kernel/drv/sd.conf"
+# The module search path with boot modules present (platforms.md 1.2):
+# hwc_parse_now() opens the first drv/sd.conf found on it, one file,
+# no merge; /etc/driver/drv (Oracle Solaris 11) is never read.
+MODULE_PATH = ("/system/boot/kernel", "/platform/i86pc/kernel", "/kernel",
+               "/usr/kernel")
+CONF_PATHS = tuple(d + "/drv/sd.conf" for d in MODULE_PATH)
 _ANCHOR = 0xfffffe0bc4b1e9c0
 _ARRAY = 0xfffffe0bd0a1c000
 _UN = 0xfffffe0bd8a76000
@@ -63,7 +71,8 @@ def save(state: Dict) -> None:
     tsv = rootfs.diskmgt_tsv(
         dict(s, disks=[dict(d, present=state["present"][d["name"]])
                        for d in s["disks"]]), solid)
-    tmp = os.path.join(state["dir"], "diskmgt.tsv.tmp")
+    # Per process, as for state.json: fake commands run concurrently.
+    tmp = os.path.join(state["dir"], "diskmgt.tsv.tmp.%d" % os.getpid())
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(tsv)
     os.replace(tmp, os.path.join(state["dir"], "diskmgt.tsv"))
@@ -97,16 +106,33 @@ def log(state: Dict, lines: List[str]) -> None:
 
 # ---------------------------------------------------------------- conf
 
-def read_conf(state: Dict) -> str:
+def effective_conf(root: str,
+                   archive: Optional[Dict[str, Optional[str]]] = None
+                   ) -> Optional[str]:
+    """The sd.conf the kernel reads: the first that exists on the module
+    path, under ``root`` or (booting) in the boot archive's copies."""
+    for path in CONF_PATHS:
+        if archive is not None:
+            if archive.get(path) is not None:
+                return path
+        elif os.path.isfile(root + path):
+            return path
+    return None
+
+
+def read_conf(state: Dict,
+              archive: Optional[Dict[str, Optional[str]]] = None) -> str:
     """Parse sd.conf now (boot, update_drv) and record it; returns the
-    id of the new property list."""
-    path = root_of(state) + SD_CONF
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-        parsed = driverconf.parse(data, SD_CONF)
-    except FileNotFoundError:
+    id of the new property list.  ``archive``: boot from the boot
+    archive's copies (path -> text or None) instead of the root."""
+    path = effective_conf(root_of(state), archive)
+    if path is None:
         parsed = driverconf.ConfParse()
+    elif archive is not None:
+        parsed = driverconf.parse(archive[path].encode("latin-1"), path)
+    else:
+        with open(root_of(state) + path, "rb") as f:
+            parsed = driverconf.parse(f.read(), path)
     props: List[list] = []
     for spec in parsed.specs:
         # A spec without a unit address is a wildcard node whose
@@ -168,17 +194,28 @@ def _present_disks(state: Dict) -> List[Dict]:
                   key=lambda d: d["instance"])
 
 
-def boot(state: Dict) -> None:
-    """(Re)boot: a fresh sd module reads sd.conf and attaches every
+def is_sd(d: Dict) -> bool:
+    """Whether sd drives this disk: a disk under blkdev (NVMe, virtio)
+    never becomes an sd unit, never reads sd.conf and is never busy for
+    update_drv; its instance number is blkdev's own and may equal an sd
+    unit's."""
+    return d.get("driver", "sd") == "sd"
+
+
+def boot(state: Dict,
+         archive: Optional[Dict[str, Optional[str]]] = None) -> None:
+    """(Re)boot: a fresh sd module reads sd.conf (from the boot archive's
+    copies when given: platform.reboot() decides) and attaches every
     present disk with that list."""
     state["boot"] += 1
     state["module_gen"] += 1
     state["units"] = {}
     state["n_items"] = 32
     state["grow"] = 0
-    state["loaded"] = read_conf(state)
+    state["loaded"] = read_conf(state, archive)
     for d in _present_disks(state):
-        attach_unit(state, d["name"], state["loaded"])
+        if is_sd(d):
+            attach_unit(state, d["name"], state["loaded"])
     _prune_confs(state)
 
 
@@ -243,7 +280,8 @@ def update_drv(state: Dict, force: bool, verbose: bool) -> Tuple[str, int]:
 
 
 def hotplug(state: Dict, name: str) -> None:
-    """Remove and re-insert one disk: a new node, the loaded list."""
+    """Remove and re-insert one disk: a new node, the loaded list (a
+    blkdev disk comes back without any sd unit)."""
     d = disk(state, name)
     for k, u in list(state["units"].items()):
         if u["disk"] == name:
@@ -253,7 +291,8 @@ def hotplug(state: Dict, name: str) -> None:
         root = root_of(state)
         rootfs.device_nodes(root, d)
         rootfs.path_to_inst(root, _present_disks(state))
-    attach_unit(state, name, state["loaded"])
+    if is_sd(d):
+        attach_unit(state, name, state["loaded"])
     _prune_confs(state)
 
 
@@ -302,7 +341,8 @@ def expected_disks(state: Dict) -> List[Dict]:
         name = d["name"]
         if d["dtype"] != "disk" or not state["present"][name]:
             continue
-        u = unit_of(state, name)
+        sd = is_sd(d)
+        u = unit_of(state, name) if sd else None
         f = u["fields"] if u else {}
         in_use: List[Dict] = []
         pool = None
@@ -327,21 +367,31 @@ def expected_disks(state: Dict) -> List[Dict]:
             in_use.append({"kind": "dump", "detail": ""})
         if d["inuse_unknown"]:
             in_use = [{"kind": "unknown", "detail": ""}]
+        if sd:
+            values = {"suppress_cache_flush":
+                      bool(f.get("un_f_suppress_cache_flush")),
+                      "throttle_max": f.get("un_saved_throttle"),
+                      "throttle_min": f.get("un_min_throttle"),
+                      "disksort": not f.get("un_f_disksort_disabled", 0)}
+        else:
+            # No sd unit: no INQUIRY key, no sd.conf values; blkdev's
+            # firmware and solid-state flag are the media's own.
+            values = {"suppress_cache_flush": None, "throttle_max": None,
+                      "throttle_min": None, "disksort": None}
         out.append({
             "name": name, "instance": d["instance"],
-            "key": d["vid"] + d["pid"], "serial": d["serial"],
-            "firmware": d["rev"],
+            "driver": d.get("driver", "sd"),
+            "key": d["vid"] + d["pid"] if sd else None,
+            "serial": d["serial"],
+            "firmware": d["rev"] if sd else d["firmware"],
             "size_bytes": d["blocks"] * d["logical_block"],
             "logical_block_bytes": d["logical_block"],
             "physical_block_bytes": f.get("un_phy_blocksize"),
-            "ssd": bool(f.get("un_f_is_solid_state")),
+            "ssd": bool(f.get("un_f_is_solid_state")) if sd
+            else bool(d["solid_state"]),
             "in_use": in_use, "pool": pool, "vdev_ashift": ashift,
             "busy": is_busy(state, name),
-            "sd": {"suppress_cache_flush":
-                   bool(f.get("un_f_suppress_cache_flush")),
-                   "throttle_max": f.get("un_saved_throttle"),
-                   "throttle_min": f.get("un_min_throttle"),
-                   "disksort": not f.get("un_f_disksort_disabled", 0)},
+            "sd": values,
             "attached_with_loaded_list": bool(u) and
             u["conf"] == state["loaded"]})
     return out

@@ -7,7 +7,9 @@ struct sd_lun / scsi_device / scsi_inquiry with or without members (also
 as a pipeline stage), ``::sd_state [-s]`` with or without an address,
 ``*sd_state::softstate 0tN`` and ``$q``.  A failing dcmd prints
 ``mdb: ...`` on stderr and aborts its pipeline; mdb then goes on with the
-next command, as it does when its input is a pipe.  Runs no commands.
+next command, as it does when its input is a pipe.  Disks under blkdev
+(NVMe, virtio) are no sd units: sd_state never holds them.  Runs no
+commands.
 """
 
 import re
@@ -44,6 +46,10 @@ class Mdb:
         self.units: Dict[int, Dict] = {}
         self.addrs: Dict[int, Dict[str, int]] = {}
         for key, unit in state["units"].items():
+            driver = kernel.disk(state, unit["disk"]).get("driver", "sd")
+            if driver != "sd":
+                # A blkdev disk is no sd unit: not in sd_state.
+                continue
             inst = int(key)
             a = kernel.addresses(state, unit, inst)
             self.units[inst] = unit

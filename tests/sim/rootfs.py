@@ -1,9 +1,9 @@
 """Build the simulated appliance's root directory: sd.conf in the shape
 NexentaStor or upstream illumos ships (facts §2.3, our own text),
 /etc/path_to_inst, /devices nodes and the /dev/dsk and /dev/rdsk links
-(facts §8.4), /etc/vfstab, /etc/mnttab, /etc/dumpadm.conf, and the
-record file DIR/diskmgt.tsv read by the fake libdiskmgt.  Runs no
-commands.
+(facts §8.4; sd and blkdev disks), /etc/vfstab, /etc/mnttab,
+/etc/dumpadm.conf, and the record file DIR/diskmgt.tsv read by the fake
+libdiskmgt.  Runs no commands.
 """
 
 import os
@@ -14,6 +14,11 @@ from . import scenario as scn
 SLICES = ["s%d" % i for i in range(7)]
 _MINOR = {("s%d" % i): chr(ord("a") + i) for i in range(7)}
 _MINOR["p0"] = "q"
+# cmlb's minors for an EFI-labelled disk: slices a-g, no h (slice 7),
+# and "wd" for the whole disk; blkdev disks are EFI-labelled (a pool's
+# whole disk, or a fresh namespace: CMLB_FAKE_LABEL_ONE_PARTITION).
+# x86 cmlb adds the fdisk minors, of which p0 ("q") is modelled.
+_BLKDEV_MINOR = dict(_MINOR, wd="wd")
 _HEADER = """#
 # sd.conf: configuration for the sd (SCSI disk) driver.
 # Built by the sdtune simulator in the shape %s ships.
@@ -21,11 +26,32 @@ _HEADER = """#
 """
 
 
+# The SmartOS platform image's own sd.conf (smartos-live overlay, as of
+# dd25937d): the "" retry pair, the PERC and Samsung 830/840/850 pairs.
+SMARTOS_SD_CONF = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures",
+    "realworld", "sdconf",
+    "smartos-live-2016-06-29-dd25937d-overlay-sd.conf")
+
+
+def _smartos_sd_conf(pairs: List) -> str:
+    """The SmartOS file with ``pairs`` appended to its one list."""
+    with open(SMARTOS_SD_CONF, encoding="latin-1") as f:
+        text = f.read()
+    if not pairs:
+        return text
+    end = text.index(";", text.index("sd-config-list="))
+    extra = "".join(',\n\t"%s", "%s"' % tuple(p) for p in pairs)
+    return text[:end] + extra + text[end:]
+
+
 def sd_conf_text(conf: Dict, flavour: str) -> str:
     """The initial sd.conf of a scenario."""
     if "text" in conf:
         return conf["text"]
     shape = conf["shape"]
+    if shape == "smartos":
+        return _smartos_sd_conf(conf["pairs"])
     lines = [_HEADER % ("NexentaStor 5" if shape == "nexenta"
                         else "illumos")]
     for target in range(16):
@@ -67,7 +93,8 @@ def _link(target: str, path: str) -> None:
 def device_nodes(root: str, disk: Dict) -> None:
     """/devices/<phys>:<minor>[,raw] and the /dev links of one disk."""
     phys = disk["phys_path"]
-    for suffix, minor in _MINOR.items():
+    minors = _BLKDEV_MINOR if disk.get("driver") == "blkdev" else _MINOR
+    for suffix, minor in minors.items():
         block = root + "/devices" + phys + ":" + minor
         raw = block + ",raw"
         os.makedirs(os.path.dirname(block), exist_ok=True)
@@ -78,9 +105,11 @@ def device_nodes(root: str, disk: Dict) -> None:
         elif not os.path.lexists(raw):
             open(raw, "w").close()
         rel = "../../devices" + phys + ":" + minor
-        _link(rel, "%s/dev/dsk/%s%s" % (root, disk["name"], suffix))
+        # devfsadm names the whole-disk minor cXtYdZ (no slice suffix).
+        link = "" if suffix == "wd" else suffix
+        _link(rel, "%s/dev/dsk/%s%s" % (root, disk["name"], link))
         _link(rel + ",raw",
-              "%s/dev/rdsk/%s%s" % (root, disk["name"], suffix))
+              "%s/dev/rdsk/%s%s" % (root, disk["name"], link))
 
 
 def path_to_inst(root: str, disks: List[Dict]) -> None:
@@ -90,12 +119,20 @@ def path_to_inst(root: str, disks: List[Dict]) -> None:
         parent = os.path.dirname(d["phys_path"])
         if parent not in ("/", "") and parent not in parents:
             parents.append(parent)
+    hba = {os.path.dirname(d["phys_path"]):
+           ("nvme" if d.get("model") else "vioblk")
+           for d in disks if d.get("driver") == "blkdev"}
     for i, parent in enumerate(parents):
-        driver = "scsi_vhci" if parent == "/scsi_vhci" else (
-            "ahci" if parent.endswith((",2", ",5")) else "mpt_sas")
+        driver = hba.get(parent) or (
+            "scsi_vhci" if parent == "/scsi_vhci" else (
+                "ahci" if parent.endswith((",2", ",5")) else "mpt_sas"))
         lines.append('"%s" %d "%s"\n' % (parent, i, driver))
-    for d in sorted(disks, key=lambda d: d["instance"]):
-        lines.append('"%s" %d "sd"\n' % (d["phys_path"], d["instance"]))
+    # Instance numbers are per driver: a blkdev and an sd instance may
+    # have the same number.
+    for d in sorted(disks, key=lambda d: (d.get("driver", "sd") != "sd",
+                                          d["instance"])):
+        lines.append('"%s" %d "%s"\n' % (
+            d["phys_path"], d["instance"], d.get("driver", "sd")))
     _write(root + "/etc/path_to_inst", "".join(lines))
 
 
@@ -179,11 +216,17 @@ def diskmgt_tsv(s: Dict, solid_state: Dict[str, int]) -> str:
             continue
         name = d["name"]
         rate = d["rotation_rate"]
+        if d.get("driver") == "blkdev":
+            # DKIOCSOLIDSTATE answers from the media (nvme: always);
+            # there is no rotation rate.
+            ssd, rate = int(bool(d["solid_state"])), None
+        else:
+            ssd = solid_state.get(name, 0)
         out.append("\t".join([
             "media", name, "/dev/rdsk/%ss0" % name, str(d["blocks"]),
             str(d["logical_block"]), d["vendor_id"], d["product_id"],
             "1" if d["removable"] else "0",
-            str(solid_state.get(name, 0)), d["ctype"],
+            str(ssd), d["ctype"] or "-",
             str(rate) if rate and rate > 1 else "-"]))
         for sl in SLICES:
             out.append("slice\t%s\t%s%s" % (name, name, sl))

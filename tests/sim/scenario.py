@@ -12,6 +12,9 @@ import re
 from typing import Dict, List, Optional
 
 FLAVOURS = ("nexenta", "upstream")
+# sd.conf shapes: each flavour's shipped file, and the SmartOS platform
+# image's own (tests/fixtures/realworld/sdconf, smartos-live dd25937d).
+SHAPES = FLAVOURS + ("smartos",)
 _DISK_KEYS = {
     "name", "instance", "phys_path", "dtype", "ctype", "interconnect",
     "vid", "pid", "rev", "ata_model", "vendor_id", "product_id", "serial",
@@ -19,13 +22,17 @@ _DISK_KEYS = {
     "rotation_rate", "nv_sup", "wce", "tagged_queueing",
     "untagged_queueing", "removable", "hotpluggable", "busy",
     "device_file", "location", "faulty", "locate", "devid", "inq_vendor",
-    "present", "thin", "inuse_unknown", "node_type"}
+    "present", "thin", "inuse_unknown", "node_type", "driver", "model",
+    "solid_state"}
+# INQUIRY fields: a disk under blkdev has none.
+_SCSI_ONLY = ("vid", "pid", "ata_model", "inq_vendor", "vendor_id",
+              "product_id")
 _POOL_KEYS = {"name", "guid", "txg", "version", "state", "hostid",
               "hostname", "scan", "exported", "vdevs", "logs", "cache",
               "spares", "errata", "comment"}
 _TOP_KEYS = {"name", "description", "flavour", "hostname", "hostid",
              "sd_conf", "disks", "pools", "swap", "dump", "mounts",
-             "vfstab", "uid"}
+             "vfstab", "uid", "platform"}
 _VDEV_TYPES = ("disk", "mirror", "raidz", "raidz1", "raidz2", "raidz3")
 _NAME_RE = re.compile(r"^c\d+(t[0-9A-Fa-f]+)?d\d+$")
 _SLICE_RE = re.compile(r"^(c\d+(?:t[0-9A-Fa-f]+)?d\d+)(s\d+|p\d+)?$")
@@ -71,6 +78,62 @@ def base_name(device: str) -> str:
     return m.group(1)
 
 
+def _blkdev(d: Dict, name: str) -> None:
+    """A disk under blkdev (blkdev.c, nvme.c, vioblk.c): an NVMe namespace
+    when it has a ``model`` (Identify Controller, 40 characters), else a
+    virtio disk with ``vendor_id`` / ``product_id``.  There is no INQUIRY:
+    the devinfo vendor/product are the model split at its first blank
+    (sata_split_model(), "NVMe" when it has none), ``rev`` is the
+    firmware (8 characters on NVMe) and ``serial`` up to 20 characters.
+    vid/pid/rev are left blank (no INQUIRY): kernel.py attaches no sd
+    unit for a blkdev disk."""
+    model = d.get("model")
+    if model is not None:
+        bad = [k for k in _SCSI_ONLY if k in d]
+        if bad or not isinstance(model, str) or not model.strip() or \
+                len(model) > 40:
+            raise ScenarioError("disk %s: an NVMe namespace has a model "
+                                "of 1-40 characters and no %s"
+                                % (name, "/".join(bad) or "INQUIRY"))
+        vendor, product = split_model(model.strip())
+        d["model"] = model.strip()
+        d["vendor_id"] = vendor if vendor is not None else "NVMe"
+        d["product_id"] = product
+        d.setdefault("ctype", "nvme")
+        d.setdefault("solid_state", True)
+    else:
+        bad = [k for k in ("vid", "pid", "ata_model", "inq_vendor")
+               if k in d]
+        if bad or not d.get("vendor_id") or not d.get("product_id"):
+            raise ScenarioError("disk %s: a virtio disk has vendor_id and "
+                                "product_id and no %s"
+                                % (name, "/".join(bad) or "INQUIRY"))
+        d["model"] = None
+        d.setdefault("ctype", None)
+        d.setdefault("solid_state", False)
+    firmware = d.pop("rev", "")
+    serial = d.get("serial", "")
+    if len(firmware) > 8 or len(serial) > 20:
+        raise ScenarioError("disk %s: firmware is at most 8 characters, "
+                            "serial at most 20" % name)
+    d["firmware"] = firmware
+    d["vid"] = d["pid"] = d["rev"] = ""
+    # Kept for the scenario's shape; zdb's is_ssd of a blkdev disk comes
+    # from solid_state (zfs._ssd).
+    d.setdefault("rotation_rate", 1 if d["solid_state"] else None)
+    d.setdefault("hotpluggable", False)
+    d.setdefault("interconnect", "parallel")
+    m = re.search(r"/blkdev@w([0-9A-Fa-f]{16}),", d["phys_path"])
+    if m:
+        # nvme_bd_devid(): DEVID_SCSI3_WWN of the EUI-64; blkdev nodes
+        # with an EUI-64 are DDI_NT_BLOCK_BLKDEV (links cNt<EUI-64>dN).
+        d.setdefault("devid", "id1,blkd@w" + m.group(1).lower())
+        d.setdefault("node_type", "ddi_block:blkdev")
+    else:
+        d.setdefault("devid", "id1,blkd@A" + (serial or name))
+        d.setdefault("node_type", "ddi_block:channel")
+
+
 def _disk(raw: Dict) -> Dict:
     unknown = set(raw) - _DISK_KEYS
     if unknown:
@@ -80,6 +143,21 @@ def _disk(raw: Dict) -> Dict:
     name = d.get("name")
     if not isinstance(name, str) or not _NAME_RE.match(name):
         raise ScenarioError("disk name %r is not cXtYdZ" % name)
+    d.setdefault("driver", "sd")
+    if d["driver"] not in ("sd", "blkdev"):
+        raise ScenarioError("disk %s: driver must be sd or blkdev" % name)
+    if not isinstance(d.get("phys_path"), str):
+        raise ScenarioError("disk %s: phys_path must be absolute" % name)
+    if d["driver"] == "blkdev":
+        if d.get("dtype", "disk") != "disk":
+            raise ScenarioError("disk %s: blkdev disks are disks" % name)
+        _blkdev(d, name)
+    else:
+        for k in ("model", "solid_state"):
+            if k in d:
+                raise ScenarioError("disk %s: %s is for blkdev disks"
+                                    % (name, k))
+        d["model"] = None
     if not isinstance(d.get("instance"), int) or d["instance"] < 0:
         raise ScenarioError("disk %s: instance must be an int" % name)
     if not isinstance(d.get("phys_path"), str) or \
@@ -95,7 +173,9 @@ def _disk(raw: Dict) -> Dict:
                                  "sata", "sas"):
         raise ScenarioError("disk %s: bad interconnect" % name)
     model = d.get("ata_model")
-    if "vid" not in d:
+    if d["driver"] == "blkdev":
+        pass        # vendor_id / product_id set by _blkdev()
+    elif "vid" not in d:
         if model is None:
             raise ScenarioError("disk %s: vid or ata_model required" % name)
         d["vid"] = "ATA"
@@ -108,7 +188,9 @@ def _disk(raw: Dict) -> Dict:
     d["pid"] = _pad(d["pid"], 16, "pid")
     d["rev"] = _pad(d["rev"], 4, "rev")
     d["inq_vendor"] = d.get("inq_vendor", "")
-    if model is not None:
+    if d["driver"] == "blkdev":
+        pass
+    elif model is not None:
         vendor, product = split_model(model)
         d.setdefault("vendor_id", vendor if vendor is not None
                      else d["vid"].rstrip(" \0"))
@@ -230,18 +312,7 @@ def normalize(raw: Dict) -> Dict:
                  else "illumos01")
     s.setdefault("hostid", 1395523420)
     s.setdefault("uid", 0)
-    conf = s.get("sd_conf", s["flavour"])
-    if isinstance(conf, str):
-        conf = {"shape": conf}
-    if not isinstance(conf, dict) or \
-            not ({"shape", "text"} & set(conf)) or \
-            set(conf) - {"shape", "text", "pairs"}:
-        raise ScenarioError("sd_conf: a shape name, or {shape, pairs} "
-                            "or {text}")
-    if "shape" in conf and conf["shape"] not in FLAVOURS:
-        raise ScenarioError("sd_conf shape must be nexenta or upstream")
-    conf.setdefault("pairs", [])
-    s["sd_conf"] = conf
+    s["sd_conf"] = sd_conf(s.get("sd_conf", s["flavour"]), "sd_conf")
     s["disks"] = [_disk(d) for d in s.get("disks", [])]
     names = [d["name"] for d in s["disks"]]
     if len(set(names)) != len(names):
@@ -268,7 +339,28 @@ def normalize(raw: Dict) -> Dict:
             raise ScenarioError("mount entries need device and mountpoint")
         m.setdefault("fstype", "ufs")
         _check_dev(m["device"], known, "mount " + m["mountpoint"])
+    # Imported here: platform.py uses this module's checks.
+    from . import platform
+    s["platform"] = platform.normalize(s.get("platform"), s)
     return s
+
+
+def sd_conf(conf, where: str) -> Dict:
+    """An sd.conf value (shape name, {shape, pairs} or {text}) as
+    {shape, pairs} or {text, pairs}; ``where`` names the field."""
+    if isinstance(conf, str):
+        conf = {"shape": conf}
+    if not isinstance(conf, dict) or \
+            not ({"shape", "text"} & set(conf)) or \
+            set(conf) - {"shape", "text", "pairs"}:
+        raise ScenarioError("%s: a shape name, or {shape, pairs} or {text}"
+                            % where)
+    conf = dict(conf)
+    if "shape" in conf and conf["shape"] not in SHAPES:
+        raise ScenarioError("%s: shape must be one of %s"
+                            % (where, ", ".join(SHAPES)))
+    conf.setdefault("pairs", [])
+    return conf
 
 
 def _check_dev(dev: str, known, where: str) -> None:

@@ -1,7 +1,8 @@
 """The simulated appliance's `sdio`: SCSI commands are answered from the
 scenario's disk (INQUIRY VPD 0x86 NV_SUP, the caching mode page's WCE,
 READ CAPACITY(16)), since the emulated drives behind the device nodes are
-files that take no SCSI commands; every other use runs the REAL engine
+files that take no SCSI commands (a disk under blkdev takes none at all,
+as on illumos); every other use runs the REAL engine
 (plugin/engine/sdio), so the I/O measured is real.
 
 The disk is found from the target path: /dev/rdsk/<name>[sp]N under the
@@ -64,6 +65,11 @@ def scsi(state: Dict, args) -> Tuple[str, str, int]:
     d = _disk(state, target)
     if d is None:
         return "", "sdio: %s: not a SCSI device\n" % target, 4
+    if d.get("driver") == "blkdev":
+        # blkdev has no USCSICMD: the engine's ioctl fails with ENOTTY.
+        return "", ("sdio: cannot send %s to '%s': Inappropriate ioctl "
+                    "for device (the target does not take SCSI "
+                    "commands)\n" % (what, target)), 4
     if what == "vpd" and len(words) == 3 and int(words[1], 0) == 0x86:
         data = _vpd86(d)
     elif what == "modesense" and len(words) == 3 and \

@@ -252,20 +252,50 @@ def test_every_shipped_scenario(tmp_path):
     names = sorted(n[:-5] for n in os.listdir(os.path.join(SIM,
                                                            "scenarios"))
                    if n.endswith(".json") and n != "jbod-240.json")
-    assert names == ["4kn", "inuse-states", "rc16-fails", "sata-behind-sas",
-                     "small-nexenta", "upstream"]
+    assert names == ["4kn", "inuse-states", "nvme-mixed", "omnios",
+                     "openindiana", "rc16-fails", "sata-behind-sas",
+                     "small-nexenta", "smartos-pool", "smartos-usb",
+                     "triton-cn", "triton-hn", "upstream"]
     for name in names:
         app = Appliance.build(name, str(tmp_path / name))
         exp = app.expected_disks()
         out, _, _ = t.run(app, "diskinfo", "-Hp")
         assert len(out.splitlines()) == len(exp)
+        units = app.state()["units"]
         for d in exp:
+            if d["driver"] != "sd":
+                # No sd unit: its instance is blkdev's, not sd_state's.
+                assert d["key"] is None and \
+                    d["physical_block_bytes"] is None
+                assert set(d["sd"].values()) == {None}
+                assert d["name"] not in {u["disk"] for u in units.values()}
+                continue
             got = t.print_members(app, d["instance"], [
                 "un_phy_blocksize", "un_saved_throttle"])
             assert int(got["un_phy_blocksize"], 16) == \
                 d["physical_block_bytes"]
             assert int(got["un_saved_throttle"], 16) == \
                 d["sd"]["throttle_max"]
+
+
+def test_blkdev_disks_are_no_sd_units(tmp_path):
+    app = Appliance.build("nvme-mixed", str(tmp_path))
+    nvme = "c3t0025385971B0F5A2d0"          # in pool fast: open by ZFS
+    assert {d["name"]: d["busy"] for d in app.expected_disks()}[nvme]
+    app.set_busy("c1t0d0", False)           # the one busy sd unit
+    # The busy NVMe namespace does not keep sd from unloading.
+    assert t.run(app, "update_drv", "-vf", "sd") == (
+        "", "sd.conf updated in the kernel.\n", 0)
+    app.hotplug(nvme)
+    app.reboot()
+    disks = {u["disk"] for u in app.state()["units"].values()}
+    assert disks == {"c1t0d0", "c1t1d0"}
+    exp = {d["name"]: d for d in app.expected_disks()}
+    assert (exp[nvme]["driver"], exp[nvme]["firmware"], exp[nvme]["ssd"],
+            exp[nvme]["key"]) == ("blkdev", "2B2QEXE7", True, None)
+    assert exp["c5t0d0"]["ssd"] is False
+    assert exp["c1t0d0"]["driver"] == "sd" and exp["c1t0d0"]["key"] == \
+        "ATA     Samsung SSD 860 "
 
 
 def test_rc16_scenario(tmp_path):

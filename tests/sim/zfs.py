@@ -1,5 +1,6 @@
-"""Fake zpool(1M) (``status``, ``list``) and zdb(1M) (``-C``) for the
-scenario's pools (facts §12, §13).
+"""Fake zpool(1M) (``status``, ``list``, with ``-o bootfs`` from the
+platform) and zdb(1M) (``-C``) for the scenario's pools (facts §12,
+§13).
 
 Pool trees come from the scenario; ashift is per top-level vdev; leaf
 is_ssd is the attached unit's solid-state flag.  GUIDs, txgs and object
@@ -160,7 +161,7 @@ def zpool_list(state: Dict, argv: List[str]) -> Tuple[str, str, int]:
         elif c == "T":
             return "", "zpool: sim: -T is not modelled\n", 2
     known = ("name", "size", "alloc", "free", "expandsz", "frag", "cap",
-             "dedup", "health", "altroot", "guid")
+             "dedup", "health", "altroot", "guid", "bootfs")
     for prop in props:
         if prop not in known:
             return "", "bad property list: invalid property '%s'\n%s" % (
@@ -188,7 +189,7 @@ def zpool_list(state: Dict, argv: List[str]) -> Tuple[str, str, int]:
     def line(cells: List[str]) -> str:
         parts = []
         for i, (c, w) in enumerate(zip(cells, widths)):
-            left = props[i] in ("name", "health", "altroot")
+            left = props[i] in ("name", "health", "altroot", "bootfs")
             if i == len(cells) - 1 and left:
                 parts.append(c)
             else:
@@ -222,6 +223,10 @@ def _list_value(state: Dict, p: Dict, prop: str, parseable: bool) -> str:
         return p["state"]
     if prop == "guid":
         return str(p.get("guid") or _num(p["name"], "guid"))
+    if prop == "bootfs":
+        # The platform's: SmartOS pool boot, or the active BE on rpool.
+        from . import platform
+        return platform.bootfs(state, p["name"])
     if prop in ("altroot", "expandsz"):
         return "-"
     if prop == "dedup":
@@ -293,6 +298,11 @@ def dump_nvlist(nv: _Nv, indent: int) -> List[str]:
 
 
 def _ssd(state: Dict, dev: str) -> bool:
+    """vdev_is_ssd: sd's rotation-rate answer, or blkdev's media (NVMe
+    is solid state)."""
+    d = kernel.disk(state, scn.base_name(dev))
+    if d.get("driver", "sd") != "sd":
+        return bool(d.get("solid_state", True))
     u = kernel.unit_of(state, scn.base_name(dev))
     return bool(u and u["fields"]["un_f_is_solid_state"])
 

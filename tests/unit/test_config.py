@@ -97,6 +97,11 @@ def test_defaults_load():
         "dtrace": "/usr/sbin/dtrace",
         # Run from the source tree: the tree's engine.
         "sdio": os.path.join(REPO, "plugin", "engine", "sdio"),
+        "bootadm": "/sbin/bootadm",
+        "beadm": "/usr/sbin/beadm",
+        "bootparams": "/usr/bin/bootparams",
+        "kstat": "/usr/bin/kstat",
+        "uname": "/usr/bin/uname",
     }
     assert cfg.paths == {"sd_conf": "/kernel/drv/sd.conf",
                          "state_dir": "/var/sdtune"}

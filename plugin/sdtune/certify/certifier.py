@@ -239,6 +239,8 @@ def build_record(target: Target, disk: Optional[Disk],
         target=target.arg,
         device=target.device,
         key=disk.key if disk else None,
+        driver=disk.driver if disk else None,
+        model=disk.full_model if disk else None,
         serial=disk.serial if disk else None,
         firmware=disk.firmware if disk else None,
         time=now,
@@ -268,10 +270,17 @@ def build_record(target: Target, disk: Optional[Disk],
 
 def render_verdict(rec: CertRecord) -> str:
     native = rec.native_sector_bytes
-    lines = ["%s%s" % (rec.target, (' (key "%s", serial %s, firmware '
-                                    '%s)' % (rec.key, rec.serial,
-                                             rec.firmware))
-                       if rec.key else ""),
+    if rec.key:
+        ident = ' (key "%s", serial %s, firmware %s)' % (
+            rec.key, rec.serial, rec.firmware)
+    elif rec.driver:
+        # Not under sd: no key to show, the driver and model instead.
+        ident = " (%s%s, serial %s, firmware %s)" % (
+            rec.driver, ', model "%s"' % rec.model if rec.model else "",
+            rec.serial, rec.firmware)
+    else:
+        ident = ""
+    lines = ["%s%s" % (rec.target, ident),
              "  native sector: %s (confidence %.2f): %s" % (
                  "%d B" % native if native else "inconclusive",
                  rec.sector_confidence, rec.sector_reason),
@@ -291,7 +300,8 @@ def result_json(rec: CertRecord) -> dict:
             "sector_confidence", "cache", "cache_confidence", "queue_depth",
             "recommended", "evidence")
     doc = rec.to_json()
-    return {k: doc[k] for k in keys}
+    # A disk's driver and model (a record of a file has neither).
+    return {k: doc[k] for k in keys + ("driver", "model") if k in doc}
 
 
 def prepare(host: Host, state_dir: str, targets: List[str],

@@ -31,10 +31,19 @@ VERSION = 1
 
 
 def record_name(key: Optional[str], serial: Optional[str],
-                firmware: Optional[str], target: str) -> str:
-    """A file name that keeps the three identifying fields readable."""
+                firmware: Optional[str], target: str,
+                driver: Optional[str] = None,
+                model: Optional[str] = None) -> str:
+    """A file name that keeps the three identifying fields readable: the
+    key (or, for a disk outside sd, its driver and model), serial and
+    firmware; a file target's path."""
     def safe(text: Optional[str]) -> str:
         return re.sub(r"[^A-Za-z0-9.-]+", "_", (text or "").strip()) or "-"
+    if key is None and driver is not None and driver != "sd":
+        # No sd-config-list key (no INQUIRY): the driver's name keeps
+        # these apart from key and path records.
+        return "%s--%s--%s--%s.json" % (safe(driver), safe(model),
+                                        safe(serial), safe(firmware))
     if key is None:
         return "path--%s.json" % safe(target)
     return "%s--%s--%s.json" % (safe(key), safe(serial), safe(firmware))
@@ -72,7 +81,8 @@ def store(host: Host, state_dir: str, record: "CertRecord") -> str:
     host.mkdirs(directory)
     path = directory + "/" + record_name(record.key, record.serial,
                                          record.firmware,
-                                         record.target or "")
+                                         record.target or "",
+                                         record.driver, record.model)
     host.write_atomic(path, (json.dumps(record.to_json(), indent=2) + "\n")
                       .encode("utf-8"))
     return path
@@ -144,6 +154,8 @@ RECORD_FIELDS = (
     Field(("version",), False, _version, str(VERSION)),
     Field(("target",), False, _text, "text"),
     Field(("device",), False, _text, "text"),
+    Field(("driver",), False, _text, "text or null"),
+    Field(("model",), False, _text, "text or null"),
     Field(("serial",), False, _text, "text or null"),
     Field(("firmware",), False, _text, "text or null"),
     Field(("time_iso",), False, _text, "text"),
@@ -255,7 +267,7 @@ class CertRecord:
     exactly.
     """
 
-    key: Optional[str] = None           # None: a file target
+    key: Optional[str] = None           # None: a file, or not under sd
     time: float = 0.0
     target: Optional[str] = None
     device: Optional[str] = None
@@ -275,6 +287,10 @@ class CertRecord:
     evidence: Dict[str, Any] = field(default_factory=dict)
     stored: Optional[dict] = field(default=None, repr=False,
                                    compare=False)
+    # The disk's driver ("sd", "blkdev") and, outside sd, its model;
+    # None for a file target and in records older than these fields.
+    driver: Optional[str] = None
+    model: Optional[str] = None
 
     @property
     def nv_sup(self) -> Optional[bool]:
@@ -284,8 +300,10 @@ class CertRecord:
 
     def to_json(self) -> dict:
         """The document stored for the record: the keys in the order
-        every version of sdtune has written them."""
-        return {
+        every version of sdtune has written them, then "driver" and
+        "model" for a disk certified by a version that knows them (a
+        file target's and an older record's document are unchanged)."""
+        doc = {
             "version": VERSION,
             "target": self.target,
             "device": self.device,
@@ -306,6 +324,10 @@ class CertRecord:
             "recommended": self.recommended,
             "evidence": self.evidence,
         }
+        if self.driver is not None:
+            doc["driver"] = self.driver
+            doc["model"] = self.model
+        return doc
 
     def as_stored(self) -> dict:
         """The document as read from its file, or as it would be
@@ -334,7 +356,8 @@ class CertRecord:
             cache_reason=doc.get("cache_reason", ""),
             queue_depth=QueueDepth.from_json(doc.get("queue_depth", {})),
             recommended=doc.get("recommended", {}),
-            evidence=doc.get("evidence", {}), stored=doc)
+            evidence=doc.get("evidence", {}), stored=doc,
+            driver=doc.get("driver"), model=doc.get("model"))
 
 
 def parse_record(data: bytes) -> Tuple[Optional[CertRecord], Optional[str]]:

@@ -32,13 +32,13 @@ def run(args: argparse.Namespace, env: Env) -> int:
     # what the inventory could not tell.
     for line in inventory_messages(inv, unread):
         env.err.write("sdtune: %s\n" % line)
-    conf = parse_bytes(host.read_bytes(host.sys_path(site.sd_conf)))
+    conf = parse_bytes(site.platform.base_text())
     recs, problems = records.load_checked(host, site.state_dir)
     for problem in problems:
         env.err.write("sdtune: warning: %s\n" % problem)
     auditor = Auditor(inv, conf, site.sd_conf, recs,
                       load_table(host, site.known_drives), site.flavour,
-                      env.cfg.space_matters())
+                      env.cfg.space_matters(), platform=site.platform)
     findings, dropped = silenced(auditor.run(), env.cfg.silence)
     if args.output == "json":
         env.out.write(to_json({

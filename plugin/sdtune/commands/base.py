@@ -36,7 +36,7 @@ def tune_site(host: Host, cfg: Config, flavour: str):
     settings."""
     from ..tune.site import TuneSite
     return TuneSite(host, cfg.sd_conf, cfg.state_dir, flavour,
-                    cfg.generations(), cfg.known_drives)
+                    cfg.generations(), cfg.known_drives, cfg.boot_media)
 
 
 @dataclass

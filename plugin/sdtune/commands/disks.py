@@ -1,12 +1,14 @@
-"""`sdtune disks`: the inventory of the disks behind sd, as a table,
-`-H`/`-p` rows or JSON.
+"""`sdtune disks`: the inventory of the disks behind sd and blkdev, as a
+table, `-H`/`-p` rows or JSON.
 
-Fields (the OUTPUT FIELDS of the man page): NAME, KEY (the 24-byte
-sd-config-list key, quoted in the table so its blanks show), SERIAL,
-FIRMWARE, SIZE, LBS and PBS (logical and the kernel's physical block
-size), SSD, POOL, ASHIFT (of the top-level vdev), FLUSH (does sd send
-cache flushes), THROTTLE (max/min), DISKSORT, IN-USE (why certification
-would refuse).
+Fields (the OUTPUT FIELDS of the man page): NAME, DRIVER (sd, or blkdev
+for NVMe and virtio disks, on which sd.conf has no effect), KEY (the
+24-byte sd-config-list key, quoted in the table so its blanks show; "-"
+for a blkdev disk, which has none), SERIAL, FIRMWARE, SIZE, LBS and PBS
+(logical and the kernel's physical block size), SSD, POOL, ASHIFT (of
+the top-level vdev), FLUSH (does sd send cache flushes), THROTTLE
+(max/min), DISKSORT (the last three "-" for a blkdev disk), IN-USE (why
+certification would refuse).
 """
 
 import argparse
@@ -41,6 +43,7 @@ def _key(d, parsable: bool) -> str:
 
 COLUMNS = [
     ("NAME", lambda d, p: d.name),
+    ("DRIVER", lambda d, p: d.driver),
     ("KEY", _key),
     ("SERIAL", lambda d, p: text_or_dash(d.serial)),
     ("FIRMWARE", lambda d, p: text_or_dash(d.firmware and
@@ -62,8 +65,8 @@ COLUMNS = [
 
 def add_parser(sub, name: str) -> None:
     disks = sub.add_parser("disks", help="inventory of the disks behind "
-                           "sd: keys, sizes, block sizes, pools, sd values, "
-                           "in-use state")
+                           "sd and blkdev: drivers, keys, sizes, block "
+                           "sizes, pools, sd values, in-use state")
     disks.add_argument("-H", dest="scripted", action="store_true",
                        help="no header, fields separated by TABs")
     disks.add_argument("-p", dest="parsable", action="store_true",
@@ -77,9 +80,24 @@ def run(args: argparse.Namespace, env: Env) -> int:
     inv = take_inventory(env.host)
     for note in inv.notes:
         env.err.write("sdtune: warning: %s\n" % note)
+    # Its notes (sources that failed) are in the JSON.
+    platform = env.tune_site(args).platform
     if args.output == "json":
-        env.out.write(to_json({"disks": [d.to_json() for d in inv.disks]}))
+        env.out.write(to_json({"disks": [d.to_json() for d in inv.disks],
+                               "platform": platform.describe()}))
     else:
         env.out.write(render_table(COLUMNS, inv.disks, args.scripted,
                                    args.parsable))
+        if not args.scripted:
+            env.out.write(platform_line(platform))
     return EXIT_OK
+
+
+def platform_line(platform) -> str:
+    """The platform and the sd.conf the kernel reads, under the table."""
+    info = platform.info
+    shadowed = platform.copies.shadowed
+    return "\nplatform: %s%s; sd.conf: %s%s\n" % (
+        info.name, " (%s)" % info.release if info.release else "",
+        platform.effective,
+        " (shadows %s)" % ", ".join(shadowed) if shadowed else "")

@@ -223,6 +223,11 @@ def _live_commit(args: argparse.Namespace, env: Env):
     from .tune import report_entry
     site = env.tune_site(args)
     if not env.host.same_file(args.file, env.host.sys_path(site.sd_conf)):
+        for copy in site.platform.copies.shadowed:
+            if env.host.same_file(args.file, env.host.sys_path(copy)):
+                env.err.write("sdtune: warning: %s is shadowed: the kernel "
+                              "reads %s, so this edit changes nothing\n"
+                              % (args.file, site.sd_conf))
         return None
 
     def commit(path: str, old: bytes, new: bytes, summary: List[str],

@@ -22,6 +22,12 @@ def _allow_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--allow-no-nv-evidence", action="store_true",
                    help="propose cache-nonvolatile from flush timing "
                    "without the drive's NV_SUP")
+    p.add_argument("--allow-key-collision", action="append", default=[],
+                   metavar="KEY",
+                   help="for KEY (24 characters, as in sd.conf), whose "
+                   "models or certified serials disagree: write the "
+                   "largest physical-block-size and the smallest "
+                   "throttles (never cache-nonvolatile); repeatable")
 
 
 def add_parser(sub, name: str) -> None:
@@ -83,7 +89,8 @@ def run(args: argparse.Namespace, env: Env) -> int:
     tty = sys.stdin.isatty() and env.out.isatty()
     if args.command in ("plan", "apply"):
         overrides = Overrides(args.allow_ashift_mismatch,
-                              args.allow_no_nv_evidence)
+                              args.allow_no_nv_evidence,
+                              tuple(args.allow_key_collision))
         if args.command == "plan":
             return plan(site, overrides, env, args.plan_file,
                         args.output == "json")
@@ -169,6 +176,12 @@ def apply(site, plan_path: Optional[str], yes: bool, tty: bool, overrides,
     env.out.write(render_plan(made))
     if made.new_sha256 == made.base_sha256:
         return EXIT_OK
+    _warn(env, site.platform.warnings())
+    # The platform's files and steps, shown before asking; missing boot
+    # media is refused here, before anything is asked or written.
+    how = site.platform.persistence(site.platform.base_text(),
+                                    made.new_text.encode("latin-1"))
+    env.out.write(describe_change(how))
     if not _confirmed(yes, tty, env.out, ask):
         return EXIT_OK
     entry = site.transaction().run(
@@ -178,14 +191,35 @@ def apply(site, plan_path: Optional[str], yes: bool, tty: bool, overrides,
     return EXIT_OK
 
 
+def describe_change(how) -> str:
+    """What a transaction will write and run, for the operator."""
+    lines = ["%s %s (%s)" % ("write" if f.new is not None else "remove",
+                             f.path, f.role)
+             for f in how.files if f.old != f.new]
+    lines += ["run %s" % step for step in how.steps]
+    body = "".join("  %s\n" % line for line in lines + how.notes)
+    return "this change:\n" + body
+
+
 def report_entry(entry, out: TextIO) -> None:
     """What a finished transaction did: its journal entry, update_drv's
     words and the verify states."""
     out.write("journal entry %s: %s\n" % (entry.id, entry.result))
-    drv = entry.update_drv
-    text = (drv.get("stderr") or "") + (drv.get("stdout") or "")
-    out.write("".join("  update_drv: %s\n" % line for line in
-                      text.splitlines()))
+    for rec in entry.files:
+        out.write("  wrote %s (%s)\n" % (rec.path, rec.role) if
+                  rec.new_sha256 is not None else
+                  "  removed %s (%s)\n" % (rec.path, rec.role))
+    for name, run in (("bootadm", entry.bootadm),
+                      ("update_drv", entry.update_drv)):
+        text = (run.get("stderr") or "") + (run.get("stdout") or "")
+        out.write("".join("  %s: %s\n" % (name, line) for line in
+                          text.splitlines()))
+    for note in entry.notes:
+        out.write("  note: %s\n" % note)
+    if entry.handoff is not None:
+        module = json.dumps(entry.handoff, sort_keys=True)
+        out.write("  boot module for this compute node's CNAPI "
+                  "boot_modules:\n  %s\n" % module)
     counts = {}
     for d in entry.verify:
         counts[d["state"]] = counts.get(d["state"], 0) + 1
@@ -210,10 +244,12 @@ def rollback(site, entry_id: Optional[str], last: bool, yes: bool,
         entry.id, entry.action, now_iso(entry.time), to.diff))
     if not _confirmed(yes, tty, env.out, ask):
         return EXIT_OK
-    done = site.transaction().run("rollback", to.old, entry.new_sha256,
+    for note in to.change.notes:
+        env.out.write("  %s\n" % note)
+    done = site.transaction().run("rollback", to.old, to.base_sha256,
                                   ["restore the sd.conf of before entry %s"
                                    % entry.id], to.diff, site.verifier(),
-                                  rollback_of=entry.id)
+                                  rollback_of=entry.id, change=to.change)
     report_entry(done, env.out)
     return EXIT_OK
 

@@ -1,5 +1,6 @@
-"""`sdtune verify`: what the kernel really uses, disk by disk (the
-states are tune/verify.py's).  Exit 1 when any disk is "ignored by sd";
+"""`sdtune verify`: what the kernel really uses, disk by disk, and
+whether it survives the next boot (the states are tune/verify.py's).
+Exit 1 when any disk is "ignored by sd", "not persistent" or "shadowed";
 4, with a stderr line naming the disks, when any is "unknown" or the
 kernel's values could not be read at all."""
 
@@ -27,10 +28,13 @@ def add_parser(sub, name: str) -> None:
 
 def run(args: argparse.Namespace, env: Env) -> int:
     from ..inventory.disks import take_inventory
-    from ..tune.verify import unverified, verify_all
+    from ..tune.verify import PROBLEMS, unverified, verify_all
     site = env.recovered_site(args)
     inv = take_inventory(env.host)
-    states = verify_all(env.host, site.sd_conf, site.flavour, inv)
+    for note in site.platform.warnings():
+        env.err.write("sdtune: warning: %s\n" % note)
+    states = verify_all(env.host, site.sd_conf, site.flavour, inv,
+                        platform=site.platform)
     problems = unverified(inv, states)
     if args.output == "json":
         env.out.write(to_json({"disks": [s.to_json() for s in states]}))
@@ -40,5 +44,5 @@ def run(args: argparse.Namespace, env: Env) -> int:
         env.err.write("sdtune: %s\n" % line)
     if problems:
         return EXIT_FAILED
-    return EXIT_PROBLEMS if any(s.state == "ignored by sd" for s in states) \
+    return EXIT_PROBLEMS if any(s.state in PROBLEMS for s in states) \
         else EXIT_OK

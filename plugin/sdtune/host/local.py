@@ -315,10 +315,13 @@ class RealHost(Host):
             raise HostError("create", path, os_reason(e)) from e
 
     def remove(self, path: str) -> None:
+        """Unlink, durably: a rollback that removes a boot module must
+        not see it come back after a power loss."""
         try:
             os.unlink(path)
         except OSError as e:
             raise HostError("remove", path, os_reason(e)) from e
+        self._fsync_dir(os.path.dirname(os.path.abspath(path)))
 
     # -- commands, clocks, locks ------------------------------------------
 

@@ -1,10 +1,17 @@
-"""One Disk record per disk behind sd, merged from every source.
+"""One Disk record per disk behind sd or blkdev, merged from every
+source.
 
 Sources (each a query/parse pair in this package): `mdb -k` (instances,
 INQUIRY bytes, the kernel's sd values), /etc/path_to_inst and /dev/rdsk
-(names), `iostat -En` (revision, serial, size), `diskinfo -cHp` (full
-serial, SSD flag), `zpool status` and `zdb -C` (pool membership, ashift)
-and libdiskmgt (in-use checks per slice).
+(names, drivers), `iostat -En` (revision, serial, size, an NVMe model),
+`diskinfo -cHp` (full serial, SSD flag), `zpool status` and `zdb -C`
+(pool membership, ashift) and libdiskmgt (in-use checks per slice).
+
+A disk under blkdev (an NVMe namespace, a virtio disk) is listed when
+diskinfo or libdiskmgt lists it: sd.conf has no effect on it
+(platforms.md §1.3), so it has no sd-config-list key (no INQUIRY), no
+vendor/product and no kernel sd values; everything else, the in-use
+checks included, is read as for an sd disk.
 
 Safety rule: a disk is only free for certification when every in-use
 source answered for it.  When a source fails, or a disk is missing from
@@ -56,11 +63,26 @@ class Disk:
     # model for SATA disks (for the known-drives table).
     kernel_values: Dict[str, int] = field(default_factory=dict)
     ata_model: Optional[str] = None
+    # The driver the disk attaches through: "sd", or another (blkdev for
+    # NVMe and virtio) on which sd.conf has no effect.
+    driver: str = "sd"
+    # The drive's own model string where the driver keeps one (an NVMe
+    # namespace's Identify Controller model); sd disks: None.
+    model: Optional[str] = None
+
+    @property
+    def full_model(self) -> Optional[str]:
+        """The drive's whole model string where known: blkdev's (NVMe)
+        or a SATA disk's ATA model; None otherwise."""
+        return self.model or self.ata_model
 
     def to_json(self) -> dict:
-        """The `disks -o json` shape of DESIGN.md."""
+        """The `disks -o json` shape of DESIGN.md, with "driver" and
+        "model" (full_model)."""
         return {
-            "name": self.name, "instance": self.instance, "key": self.key,
+            "name": self.name, "driver": self.driver,
+            "instance": self.instance, "key": self.key,
+            "model": self.full_model,
             "serial": self.serial, "firmware": self.firmware,
             "size_bytes": self.size_bytes,
             "logical_block_bytes": self.logical_block_bytes,
@@ -150,7 +172,9 @@ def take_inventory(host: Host) -> Inventory:
         src.failed["mdb inquiry"] = str(e)
         src.notes.append("mdb inquiry: %s" % e)
         inquiry = {}
-    names = src.get("device links", devlinks.disk_names, {})
+    linked = src.get("device links", devlinks.disk_units, {})
+    names = {inst: name for name, (driver, inst) in linked.items()
+             if driver == "sd"}
     stats = src.get("iostat -En", iostat.query_iostat_en, {})
     infos = src.get("diskinfo", diskinfo.query_diskinfo, {})
     pools = src.get("zpool status", zpool.query_zpool_status, {})
@@ -165,9 +189,16 @@ def take_inventory(host: Host) -> Inventory:
                   for m in p.members}
     ashifts = zdb.ashift_by_disk(tops)
 
-    disk_names = _disk_names(units, names, infos, dm)
+    blkdev = _blkdev_names(linked, infos, dm)
+    disk_names = _disk_names(units, names, infos, dm, set(blkdev))
     by_name = {v: k for k, v in names.items()}
     disks = []
+    for name in blkdev:
+        reasons = _reasons(name, src, dm, dm_disks.get(name), membership)
+        disks.append(_blkdev_disk(
+            name, linked[name][1], stats.get(name), infos.get(name),
+            dm_disks.get(name), reasons, membership.get(name, (None, None)),
+            ashifts[name][1] if name in ashifts else None))
     for name in disk_names:
         instance = by_name.get(name)
         unit = units.get(instance) if instance is not None else None
@@ -204,23 +235,77 @@ def take_inventory(host: Host) -> Inventory:
             kernel_values={k: v for k, v in unit.members.items()
                            if isinstance(v, int)} if unit else {},
             ata_model=_ata_model(inq, info, dmd)))
+    disks.sort(key=lambda d: d.name)
     return Inventory(disks, src.notes,
                      [t for ts in tops.values() for t in ts], pools,
                      dict(src.failed))
 
 
-def _disk_names(units, names, infos, dm) -> List[str]:
+def _disk_names(units, names, infos, dm, blkdev) -> List[str]:
     """Attached sd instances with a /dev/rdsk name; without mdb, every
     linked instance.  Fixed-media lists, when there are any, drop CD-ROMs
-    and other non-disk sd instances."""
+    and other non-disk sd instances (and the blkdev disks, listed
+    apart)."""
     if units:
         found = {names[i] for i in units if i in names}
     else:
-        found = set(names.values()) | set(infos)
+        found = (set(names.values()) | set(infos)) - blkdev
     fixed = set(infos) | {d.name for d in dm.disks}
     if fixed:
         found &= fixed
     return sorted(found)
+
+
+def _blkdev_names(linked, infos, dm) -> List[str]:
+    """The /dev/rdsk names linked to a blkdev instance that diskinfo or
+    libdiskmgt lists as a fixed disk (when neither answered, every one:
+    each is then in use for lack of an in-use check)."""
+    found = {name for name, (driver, _) in linked.items()
+             if driver == "blkdev"}
+    fixed = set(infos) | {d.name for d in dm.disks}
+    return sorted(found & fixed if fixed else found)
+
+
+def _blkdev_disk(name: str, instance: int, stat, info, dmd,
+                 reasons: List[str], member: tuple,
+                 ashift: Optional[int]) -> Disk:
+    """A disk under blkdev: no INQUIRY (key, vid and pid None) and no sd
+    values; serial, firmware and model from what blkdev reports."""
+    serial = info.serial if info and info.serial else \
+        stat.serial if stat else None
+    firmware = stat.revision.strip() or None \
+        if stat and stat.revision is not None else None
+    return Disk(
+        name=name, instance=instance, key=None, vid=None, pid=None,
+        serial=serial, firmware=firmware,
+        size_bytes=(stat.size_bytes if stat and stat.size_bytes else
+                    info.size_bytes if info and info.size_bytes else
+                    dmd.size_bytes if dmd else None),
+        logical_block_bytes=dmd.block_bytes if dmd else None,
+        physical_block_bytes=None,
+        ssd=_ssd(None, info, dmd),
+        in_use="; ".join(reasons) if reasons else None,
+        rejected_reasons=reasons, pool=member[0], pool_role=member[1],
+        vdev_ashift=ashift, sd=SdValues(), driver="blkdev",
+        model=_blkdev_model(stat, info, dmd))
+
+
+def _blkdev_model(stat, info, dmd) -> Optional[str]:
+    """An NVMe namespace's model: iostat's Model (the padded Identify
+    Controller field), else rebuilt from the devinfo vendor and product
+    that nvme split it into at its first blank ("NVMe" standing for a
+    model without one).  A virtio disk has no model: None."""
+    if stat is not None and stat.model is not None:
+        return stat.model.strip() or None
+    for src in (info, dmd):
+        if src is None or not src.product_id or \
+                (src.ctype or "").lower() != "nvme":
+            continue
+        vendor = src.vendor_id or ""
+        if vendor == "NVMe":
+            return src.product_id
+        return (vendor + " " + src.product_id).strip()
+    return None
 
 
 def _ata_model(inq, info, dmd) -> Optional[str]:

@@ -6,15 +6,21 @@ iostat prints each named kstat of a device's error kstat as
 device name padded to 9, 16 or 20 columns (or followed by one blank
 when longer), a line break after the third counter, after Size, and
 whenever some 62 columns of names and values have been printed.
-Character values are printed as the driver stored them, at most 16
-characters: sd keeps the blank padding of the INQUIRY fields (8 and 16
-characters), blkdev (virtio, NVMe) does not pad.
+Character values (sd's) are printed as the driver stored them, at most
+16 characters: sd keeps the blank padding of the INQUIRY fields (8 and
+16 characters).  blkdev's are string kstats, printed whole: a virtio
+disk's Vendor and Product are not padded; an NVMe namespace's Model (the
+40 characters of Identify Controller), Revision (8) and Serial No (20)
+keep the blanks that pad the NVMe fields.
 
 Which names a record holds depends on the driver:
 
-* sd and blkdev: Soft/Hard/Transport Errors, Vendor, Product, Revision,
-  Serial No, Size, Media Error ... Predictive Failure Analysis (Oracle
-  Solaris 11 adds Non-Aligned Writes);
+* sd and blkdev without a model (virtio): Soft/Hard/Transport Errors,
+  Vendor, Product, Revision, Serial No, Size, Media Error ...
+  Predictive Failure Analysis (Oracle Solaris 11 adds Non-Aligned
+  Writes);
+* blkdev with a model (NVMe, blkdev.c bd_create_errstats()): Model
+  instead of Vendor and Product, then the same names as sd;
 * cmdk (legacy ATA): Model instead of Vendor and Product, and no
   Predictive Failure Analysis;
 * vdc (SPARC LDoms): Soft and Transport Errors, Protocol Errors, Vendor,
@@ -59,6 +65,7 @@ _SD = ("Soft Errors", "Hard Errors", "Transport Errors", "Vendor",
        "Predictive Failure Analysis")
 LAYOUTS = {
     "sd": (_SD, ("Model", "Non-Aligned Writes")),
+    "blkdev": (_SD[:3] + ("Model",) + _SD[5:], ()),
     "cmdk": (("Soft Errors", "Hard Errors", "Transport Errors", "Model",
               "Revision", "Serial No", "Size", "Media Error",
               "Device Not Ready", "No Device", "Recoverable",
@@ -88,7 +95,7 @@ class IostatDisk:
     hard_errors: Optional[int]
     transport_errors: int
     soft_errors: int = 0
-    model: Optional[str] = None                    # cmdk only
+    model: Optional[str] = None     # cmdk, blkdev (NVMe): blanks kept
     errors: Dict[str, int] = field(default_factory=dict)   # every counter
     device_id: Optional[str] = None                # iostat -Ei only
 
@@ -120,7 +127,9 @@ def _layout(name: str, labels: List[str]) -> str:
     if "Protocol Errors" in labels:
         return "vdc"
     if "Model" in labels and "Vendor" not in labels:
-        return "cmdk"
+        # blkdev (NVMe) keeps the counters cmdk never had.
+        return "blkdev" if "Predictive Failure Analysis" in labels \
+            else "cmdk"
     if _TAPE.match(name):
         return "st"
     return "sd"
@@ -199,7 +208,8 @@ def _record(name: str, lines: List[str], first: int,
     counters: Dict[str, int] = {}
     for label, value in values.items():
         if label in TEXT_LABELS:
-            if len(value) > 16:
+            # blkdev's string kstats are printed whole.
+            if len(value) > 16 and driver != "blkdev":
                 raise _fail(label, "%r is longer than the 16 characters "
                             "iostat prints for the %s of %s"
                             % (value[:40], label, name))

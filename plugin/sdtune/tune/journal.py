@@ -7,8 +7,12 @@ Layout under <state_dir>/journal/:
   NNNNNN.json   one entry per transaction, rewritten atomically as its
                 state advances: prepared -> written -> done, or failed /
                 undone / recovered
-  NNNNNN.old    the sd.conf bytes before the change (saved before it)
-  NNNNNN.new    the sd.conf bytes the change writes
+  NNNNNN.old    the bytes of the change's first file before it (saved
+                before it): sd.conf, or on SmartOS maybe the boot module
+  NNNNNN.new    the bytes the change writes there
+  NNNNNN.K.old  the same for its file K (K >= 1: the boot module, the
+  NNNNNN.K.new  loader lines); a file that does not exist on that side
+                has no copy
 
 All reads and writes go through the host.  Pure otherwise.
 """
@@ -39,6 +43,39 @@ def sha256(data: bytes) -> str:
 
 
 @dataclass
+class FileRecord:
+    """One file a transaction writes; a checksum is None where the file
+    does not exist (before: created; after: removed)."""
+
+    path: str                   # system path
+    role: str
+    old_sha256: Optional[str]
+    new_sha256: Optional[str]
+    volatile: bool = False      # lost at reboot (SmartOS ramdisk)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, doc: object) -> "FileRecord":
+        if not isinstance(doc, dict) or set(doc) - {f.name for f in
+                                                    fields(cls)}:
+            raise ValueError("field 'files' holds a bad record")
+        for name in ("path", "role"):
+            if not isinstance(doc.get(name), str):
+                raise ValueError("field 'files' holds a record without %s"
+                                 % name)
+        for name in ("old_sha256", "new_sha256"):
+            value = doc.get(name)
+            if value is not None and not (isinstance(value, str) and
+                                          _SHA.match(value)):
+                raise ValueError("field 'files' holds a bad %s" % name)
+        if not isinstance(doc.get("volatile", False), bool):
+            raise ValueError("field 'files' holds a bad volatile flag")
+        return cls(**doc)
+
+
+@dataclass
 class Entry:
     id: str
     time: float
@@ -56,6 +93,22 @@ class Entry:
     verify: List[Dict[str, object]] = field(default_factory=list)
     result: str = ""
     notes: List[str] = field(default_factory=list)
+    # Every file written, in order (entries from before platforms: none,
+    # file_records() then describes sd.conf alone).
+    files: List[FileRecord] = field(default_factory=list)
+    # The activation steps, in order: bootadm, update_drv.
+    steps: List[str] = field(default_factory=lambda: ["update_drv"])
+    bootadm: Dict[str, object] = field(default_factory=dict)
+    # The platform's name and the boot environment changed.
+    platform: Dict[str, object] = field(default_factory=dict)
+    # Triton compute node: the boot module for CNAPI.
+    handoff: Optional[Dict[str, str]] = None
+
+    def file_records(self) -> List[FileRecord]:
+        if self.files:
+            return list(self.files)
+        return [FileRecord(self.sd_conf, "sd.conf", self.old_sha256,
+                           self.new_sha256)]
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -95,6 +148,16 @@ class Entry:
                 raise ValueError("field '%s' must list strings" % name)
         if not all(isinstance(x, dict) for x in doc.get("verify", [])):
             raise ValueError("field 'verify' must list objects")
+        if not all(isinstance(x, str) and x in ("bootadm", "update_drv")
+                   for x in doc.get("steps", [])):
+            raise ValueError("field 'steps' must list bootadm, update_drv")
+        handoff = doc.get("handoff")
+        if handoff is not None and not (
+                isinstance(handoff, dict) and
+                all(isinstance(v, str) for v in handoff.values())):
+            raise ValueError("field 'handoff' is not a boot module")
+        doc = dict(doc, files=[FileRecord.from_json(x)
+                               for x in doc.get("files", [])])
         return cls(**doc)
 
 
@@ -106,6 +169,8 @@ _FIELD_TYPES: Dict[str, Tuple[type, ...]] = {
     "new_sha256": (str,), "diff": (str,), "summary": (list,),
     "rollback_of": (str, type(None)), "update_drv": (dict,),
     "verify": (list,), "result": (str,), "notes": (list,),
+    "files": (list,), "steps": (list,), "bootadm": (dict,),
+    "platform": (dict,), "handoff": (dict, type(None)),
 }
 _ID = re.compile(r"^[0-9]{6}$")
 
@@ -187,10 +252,17 @@ class Journal:
         self.host.mkdirs(self.dir, 0o755)
         self.host.write_atomic(self._path(entry_id, which), data, mode=0o644)
 
+    def _copies(self, entry_id: str) -> List[str]:
+        """The names of an entry's saved copies."""
+        if not self.host.exists(self.dir):
+            return []
+        pattern = re.compile(r"^%s\.([0-9]+\.)?(old|new)$" % entry_id)
+        return [n for n in self.host.listdir(self.dir) if pattern.match(n)]
+
     def discard(self, entry_id: str) -> None:
         """Remove what a transaction that never started left behind."""
-        for which in ("json", "old", "new"):
-            path = self._path(entry_id, which)
+        for name in self._copies(entry_id) + ["%s.json" % entry_id]:
+            path = "%s/%s" % (self.dir, name)
             if self.host.exists(path):
                 self.host.remove(path)
 
@@ -200,14 +272,42 @@ class Journal:
     def has_copy(self, entry_id: str, which: str) -> bool:
         return self.host.exists(self._path(entry_id, which))
 
+    def copy_of(self, entry_id: str, index: int, which: str,
+                rec: FileRecord) -> Optional[bytes]:
+        """File `index`'s saved bytes on side `which` (None: the file
+        does not exist on that side), checked against its checksum."""
+        sha = rec.old_sha256 if which == "old" else rec.new_sha256
+        if sha is None:
+            return None
+        ext = which if index == 0 else "%d.%s" % (index, which)
+        data = self.copy(entry_id, ext)
+        if sha256(data) != sha:
+            raise SdtuneError("read journal copy", self._path(entry_id, ext),
+                              "it does not match the journal's checksum")
+        return data
+
+    def copies_intact(self, entry: "Entry", which: str) -> Optional[str]:
+        """Why the entry's copies on side `which` cannot be used, or
+        None when every one is there and matches."""
+        for i, rec in enumerate(entry.file_records()):
+            ext = which if i == 0 else "%d.%s" % (i, which)
+            sha = rec.old_sha256 if which == "old" else rec.new_sha256
+            if sha is None:
+                continue
+            if not self.has_copy(entry.id, ext):
+                return "its saved copy was pruned (only the newest " \
+                    "generations are kept)"
+            if sha256(self.copy(entry.id, ext)) != sha:
+                return "the saved copy does not match the journal's checksum"
+        return None
+
     def prune(self, generations: int) -> List[str]:
         """Drop the saved copies of all but the newest `generations`
         finished entries; the entries themselves stay as history."""
         done = [e for e in self.entries() if e.state not in OPEN_STATES]
         dropped = []
         for e in done[:-generations] if generations > 0 else done:
-            for which in ("old", "new"):
-                if self.has_copy(e.id, which):
-                    self.host.remove(self._path(e.id, which))
-                    dropped.append("%s.%s" % (e.id, which))
+            for name in sorted(self._copies(e.id)):
+                self.host.remove("%s/%s" % (self.dir, name))
+                dropped.append(name)
         return dropped

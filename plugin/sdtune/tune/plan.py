@@ -13,8 +13,18 @@ held back, each with the reason in the plan:
 * cache-nonvolatile:true without device evidence (NV_SUP or the table) —
   `--allow-no-nv-evidence` overrides;
 * a key that would also match disks of another model;
+* a tunable the models or certified serials sharing one key disagree on
+  (the 16-byte product id cuts long ATA models: Intel S4500 and S4510
+  share a key) — `--allow-key-collision KEY` writes the largest
+  physical-block-size and the smallest throttles;
+* cache-nonvolatile:true for a key that covers any model or serial whose
+  cache is volatile (measured, or in the known-drives table, including
+  a vendor's "data at rest" protection) or unknown: no override;
 * a value that differs from what the operator already wrote for the key:
   kept, and said.
+
+Disks sd does not attach (NVMe and virtio through blkdev) get nothing,
+with the reason (Plan.not_sd).
 
 Pure apart from reading through the host (records, table, inventory,
 sd.conf).
@@ -104,6 +114,20 @@ class Held:
 
 
 @dataclass
+class NotSd:
+    """A disk sd does not attach (NVMe, virtio: blkdev): sd.conf cannot
+    tune it, so plan proposes nothing for it and says why."""
+
+    disk: str
+    driver: str
+    reason: str
+
+    def to_json(self) -> dict:
+        return {"disk": self.disk, "driver": self.driver,
+                "reason": self.reason}
+
+
+@dataclass
 class Plan:
     sd_conf: str
     flavour: str
@@ -114,6 +138,7 @@ class Plan:
     held: List[Held] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)
     created: float = 0.0
+    not_sd: List[NotSd] = field(default_factory=list)
 
     @property
     def new_sha256(self) -> str:
@@ -126,6 +151,7 @@ class Plan:
                 "new_sha256": self.new_sha256,
                 "changes": [c.to_json() for c in self.changes],
                 "held": [h.to_json() for h in self.held],
+                "not_sd": [n.to_json() for n in self.not_sd],
                 "warnings": self.warnings,
                 "diff": self.diff, "new_text": self.new_text}
 
@@ -177,14 +203,47 @@ class Plan:
 class Overrides:
     allow_ashift_mismatch: bool = False
     allow_no_nv_evidence: bool = False
+    # Keys (exactly as in sd.conf, 24 characters) whose models or
+    # certified serials disagree and may still get one value each
+    # (largest physical-block-size, smallest throttles).  Never
+    # cache-nonvolatile: that has no override.
+    allow_key_collision: Tuple[str, ...] = ()
 
 
-def _latest_records(records: List[CertRecord]) -> Dict[str, CertRecord]:
-    out: Dict[str, CertRecord] = {}
-    for rec in sorted(records, key=lambda r: r.time):
+def _not_sd(d: Disk, records: List[CertRecord]) -> NotSd:
+    """Why plan leaves a disk of another driver alone; its certification,
+    found by serial (such records have no key), is named for audit."""
+    reason = "attached through %s, not sd: sd.conf has no effect on it " \
+        "(nothing to plan; audit still checks its vdev ashift against its " \
+        "native sector)" % d.driver
+    serial = (d.serial or "").strip()
+    recs = [r for r in records if r.key is None and serial and
+            (r.serial or "").strip() == serial]
+    if recs:
+        rec = max(recs, key=lambda r: r.time)
+        if rec.native_sector_bytes:
+            reason += "; certified %s: native sector %d B" % (
+                rec.time_iso, rec.native_sector_bytes)
+    return NotSd(d.name, d.driver, reason)
+
+
+def latest_by_serial(records: List[CertRecord]
+                     ) -> Dict[str, List[CertRecord]]:
+    """Key -> the latest record of each certified serial of that key,
+    oldest first.  A record without a serial stands for itself."""
+    out: Dict[str, Dict[object, CertRecord]] = {}
+    for i, rec in enumerate(sorted(records, key=lambda r: r.time)):
         if rec.key:
-            out[rec.key] = rec
-    return out
+            serial = (rec.serial or "").strip()
+            out.setdefault(rec.key, {})[serial or ("#", i)] = rec
+    return {k: sorted(v.values(), key=lambda r: r.time)
+            for k, v in out.items()}
+
+
+def record_model(rec: CertRecord) -> Optional[str]:
+    """The model a record names, when it names one (newer records)."""
+    model = getattr(rec, "model", None)
+    return (model.strip() or None) if isinstance(model, str) else None
 
 
 def _value_text(value: object) -> str:
@@ -192,7 +251,7 @@ def _value_text(value: object) -> str:
 
 
 def _proposals(key: str, record: Optional[CertRecord],
-               table_rows: List[KnownDrive]) -> List[Proposal]:
+               table_rows: List[KnownDrive]) -> Dict[str, Proposal]:
     props: Dict[str, Proposal] = {}
     for row in table_rows:
         if row.physical_block:
@@ -211,7 +270,245 @@ def _proposals(key: str, record: Optional[CertRecord],
             props[tunable] = Proposal(tunable, _value_text(value),
                                       "certification %s" % record.time_iso,
                                       conf, why, nv_evidence=nv_sup)
-    return list(props.values())
+    return props
+
+
+# ------------------------------------------------------------ key sharing
+#
+# A SATA disk's key holds only the first 16 characters of its ATA model,
+# so different models can share one key (Intel S4500 and S4510, every
+# Micron 5200, Kingston DC500M and DC500R), and so can drives certified
+# one by one.  One pair sets one value for all of them.
+
+# A sector verdict below this is not a measurement (audit uses the same).
+SECTOR_CONFIDENT = 0.95
+NV, TIMING, VOLATILE, UNKNOWN_CACHE = "nv", "timing", "volatile", "unknown"
+
+
+@dataclass
+class Member:
+    """One model, or one certified serial, that a key covers: what it
+    proposes, what it was measured or listed to need, and its cache."""
+
+    label: str
+    model: Optional[str]
+    record: Optional[CertRecord]
+    rows: List[KnownDrive]
+    props: Dict[str, Proposal]
+    needs: Dict[str, str]
+    cache: str            # nv, timing (flush timing only), volatile, unknown
+    cache_why: str
+
+
+def _cache_of(rec: Optional[CertRecord], rows: List[KnownDrive],
+              proposes_nv: bool) -> Tuple[str, str]:
+    """(cache kind, why).  A vendor's data-at-rest statement wins over
+    everything (timing cannot see an unprotected cache that happens to
+    flush fast); then device evidence, the table, the certification."""
+    for row in rows:
+        if row.data_at_rest:
+            return VOLATILE, ("power-loss protection for data at rest only, "
+                              "the write cache is not protected (%s)"
+                              % row.source)
+    if rec is not None and rec.nv_sup:
+        return NV, "NV_SUP (certified %s)" % rec.time_iso
+    for row in rows:
+        if row.nonvolatile:
+            return NV, "known-drives (%s)" % row.source
+    if rec is not None and rec.cache == "volatile":
+        return VOLATILE, "certified %s: a volatile write cache" % \
+            rec.time_iso
+    for row in rows:
+        if row.nonvolatile is False:
+            return VOLATILE, "known-drives: volatile (%s)" % row.source
+    if proposes_nv or (rec is not None and rec.cache == "nonvolatile"):
+        return TIMING, "flush timing only (certified %s)" % (
+            rec.time_iso if rec is not None else "?")
+    return UNKNOWN_CACHE, "not certified, not in the known-drives table" \
+        if rec is None else "certified %s: cache %s" % (
+            rec.time_iso, rec.cache or "not judged")
+
+
+def _member(label: str, model: Optional[str], rec: Optional[CertRecord],
+            rows: List[KnownDrive], use_table: bool) -> Member:
+    props = _proposals("", rec, rows if use_table else [])
+    needs = {t: p.value for t, p in props.items()}
+    if rec is not None and "physical-block-size" not in needs and \
+            rec.native_sector_bytes and \
+            (rec.sector_confidence or 0) >= SECTOR_CONFIDENT:
+        # Measured, and small enough that it needs no tunable: still a
+        # value another member of the key may disagree with.
+        needs["physical-block-size"] = str(rec.native_sector_bytes)
+    nv = props.get("cache-nonvolatile")
+    cache, why = _cache_of(rec, rows, nv is not None and nv.value == "true")
+    return Member(label, model, rec, rows, props, needs, cache, why)
+
+
+def key_members(key: str, disks: List[Disk], recs: List[CertRecord],
+                table: List[KnownDrive]) -> List[Member]:
+    """The models (present disks) and certified serials (records) one key
+    covers, latest record first.  A record's model is the one it names,
+    else that of the present disk with its serial, else the only model
+    present; a model no record covers is a member of its own."""
+    ident = Identity.of_key(key)
+    models: List[Optional[str]] = []
+    for d in disks:
+        if d.ata_model not in models:
+            models.append(d.ata_model)
+    by_serial = {(d.serial or "").strip(): d.ata_model for d in disks
+                 if d.serial}
+    members: List[Member] = []
+    covered = set()
+    for rec in sorted(recs, key=lambda r: r.time, reverse=True):
+        model = record_model(rec) or by_serial.get((rec.serial or "")
+                                                   .strip())
+        if model is None and len(models) == 1:
+            model = models[0]
+        covered.add(model)
+        label = "serial %s" % (rec.serial or "?")
+        if model:
+            label += " (%s)" % model
+        members.append(_member(label, model, rec,
+                               lookup(table, ident, model), bool(disks)))
+    for model in models:
+        if model in covered:
+            continue
+        label = "model %s" % (model or ident.pid.strip() or key.strip())
+        members.append(_member(label, model, None,
+                               lookup(table, ident, model), True))
+    if not members:
+        # No disk and no record (audit of a pair for an absent model):
+        # what the table says of the key itself.
+        members.append(_member("model %s" % (ident.pid.strip() or
+                                             key.strip()), None, None,
+                               lookup(table, ident, None), True))
+    return members
+
+
+def _by_value(members: List[Member], tunable: str) -> Dict[str, List[str]]:
+    out: Dict[str, List[str]] = {}
+    for m in members:
+        if tunable in m.needs:
+            out.setdefault(m.needs[tunable], []).append(m.label)
+    return out
+
+
+def disputes(members: List[Member], tunables) -> Dict[str, str]:
+    """Tunable -> "label value, label value, ..." for each tunable the
+    members need different values of (unknown is no value), and for
+    cache-nonvolatile when one needs it true while another's cache is
+    not known to be non-volatile."""
+    out = {}
+    for t in tunables:
+        if t == "cache-nonvolatile":
+            if len(members) > 1 and \
+                    any(m.needs.get(t) == "true" for m in members) and \
+                    any(m.cache not in (NV, TIMING) for m in members):
+                out[t] = "; ".join("%s: cache %s (%s)" % (m.label, m.cache,
+                                                          m.cache_why)
+                                   for m in members)
+            continue
+        values = _by_value(members, t)
+        if len(values) > 1:
+            out[t] = "; ".join("%s %s" % (", ".join(labels), v)
+                               for v, labels in sorted(values.items()))
+    return out
+
+
+def collision_pick(tunable: str, values: List[str]) -> Optional[str]:
+    """The one value --allow-key-collision writes for disagreeing
+    members: the largest physical-block-size (too large only costs
+    space, too small costs a read-modify-write of every write), the
+    smallest throttle (the most a slow member can take); None where no
+    rule picks one."""
+    if tunable == "physical-block-size":
+        return max(values, key=int)
+    if tunable in ("throttle-max", "throttle-min"):
+        return min(values, key=int)
+    return None
+
+
+def _key_proposals(key: str, members: List[Member], options: Overrides,
+                   plan: "Plan") -> Tuple[List[Proposal], bool]:
+    """One proposal per tunable for the whole key, and whether the
+    members disagreed on any; disputed ones are held (or, with
+    --allow-key-collision KEY, settled by collision_pick)."""
+    tunables: List[str] = []
+    for m in members:
+        tunables += [t for t in m.props if t not in tunables]
+    allowed = key in options.allow_key_collision
+    disputed = disputes(members, tunables)
+    out = []
+    for t in tunables:
+        proposing = [m for m in members if t in m.props]
+        first = proposing[0].props[t]
+        if t == "cache-nonvolatile":
+            p = _nv_proposal(key, members, proposing, plan)
+            if p is not None:
+                out.append(p)
+            continue
+        if t not in disputed:
+            out.append(first)
+            continue
+        pick = collision_pick(t, list(_by_value(members, t)))
+        if not allowed or pick is None:
+            how = "--allow-key-collision \"%s\" writes the %s" % (
+                key, "largest" if t == "physical-block-size" else
+                "smallest") if pick is not None else \
+                "no override: no one value suits both"
+            plan.held.append(Held(key, t, pick or first.value,
+                                  "key collision: the key covers models or "
+                                  "certified serials that disagree (%s); "
+                                  "%s" % (disputed[t], how)))
+            continue
+        chosen = next((m.props[t] for m in proposing
+                       if m.props[t].value == pick), None)
+        if chosen is None:
+            continue        # the pick is a measured default: nothing to set
+        out.append(Proposal(t, pick, chosen.source, chosen.confidence,
+                            "--allow-key-collision: the %s of %s" % (
+                                "largest" if t == "physical-block-size"
+                                else "smallest", disputed[t]),
+                            chosen.nv_evidence))
+    return out, bool(disputed)
+
+
+def _nv_proposal(key: str, members: List[Member], proposing: List[Member],
+                 plan: "Plan") -> Optional[Proposal]:
+    """cache-nonvolatile:true only when every member's cache is
+    non-volatile: no flag overrides a volatile or unknown one, since sd
+    then stops flushing a cache whose content a power loss destroys."""
+    first = proposing[0].props["cache-nonvolatile"]
+    if first.value != "true":
+        return first
+    volatile = [m for m in members if m.cache == VOLATILE]
+    unknown = [m for m in members if m.cache == UNKNOWN_CACHE]
+    if volatile:
+        plan.held.append(Held(key, "cache-nonvolatile", "true", "%s%s: %s; "
+                              "cache-nonvolatile:true would stop sd "
+                              "flushing a cache a power loss empties "
+                              "(acknowledged writes lost, pool corrupted); "
+                              "no override" % (
+                                  "key collision: " if len(members) > 1
+                                  else "",
+                                  "; ".join("%s: %s" % (m.label, m.cache_why)
+                                            for m in volatile),
+                                  "volatile cache" if len(volatile) == 1
+                                  else "volatile caches")))
+        return None
+    if unknown:
+        plan.held.append(Held(key, "cache-nonvolatile", "true",
+                              "key collision: the key also covers %s, "
+                              "whose cache is unknown (%s); "
+                              "cache-nonvolatile:true is never written for "
+                              "a key that covers a cache not known to be "
+                              "non-volatile: no override (certify it)" % (
+                                  ", ".join(m.label for m in unknown),
+                                  "; ".join(m.cache_why for m in unknown))))
+        return None
+    evidence = all(m.cache == NV for m in members)
+    return Proposal(first.tunable, first.value, first.source,
+                    first.confidence, first.evidence, nv_evidence=evidence)
 
 
 def _ashift9_models(inv: Inventory, pools_ashift: Dict[str, List[int]]
@@ -235,10 +532,12 @@ def make_plan(text: str, sd_conf: str, flavour: str, inv: Inventory,
               options: Overrides, now: float) -> Plan:
     base = sha256(text.encode("latin-1"))
     plan = Plan(sd_conf, flavour, base, text, "", created=now)
-    latest = _latest_records(records)
+    by_key = latest_by_serial(records)
     present: Dict[str, List[Disk]] = {}
     for d in inv.disks:
-        if d.key:
+        if d.driver != "sd":
+            plan.not_sd.append(_not_sd(d, records))
+        elif d.key:
             present.setdefault(d.key, []).append(d)
     pools_ashift: Dict[str, List[int]] = {}
     for d in inv.disks:
@@ -246,14 +545,15 @@ def make_plan(text: str, sd_conf: str, flavour: str, inv: Inventory,
             pools_ashift.setdefault(d.pool, []).append(d.vdev_ashift)
     risky = _ashift9_models(inv, pools_ashift)
     unknown = Unknowns(inv.pools_unknown(), _ids_unknown(inv))
-    keys = sorted(set(latest) | set(present))
+    keys = sorted(set(by_key) | set(present))
+    disputed_keys = set()
     new_text = text
     for key in keys:
         disks = present.get(key, [])
-        ident = Identity.of_key(key)
-        model = disks[0].ata_model if disks else None
-        rows = lookup(table, ident, model) if disks else []
-        props = _proposals(key, latest.get(key), rows)
+        members = key_members(key, disks, by_key.get(key, []), table)
+        props, disputed = _key_proposals(key, members, options, plan)
+        if disputed:
+            disputed_keys.add(key)
         if not props:
             continue
         settings, why = _screen(key, props, inv, risky, unknown,
@@ -267,6 +567,19 @@ def make_plan(text: str, sd_conf: str, flavour: str, inv: Inventory,
         plan.changes.append(Change(key, [d.name for d in disks],
                                    {s.name: s.value for s in settings},
                                    [w for w in why if w.tunable in names]))
+        blind = [m.label for m in members if m.record is None and
+                 not m.needs and m.cache == UNKNOWN_CACHE]
+        if blind and len(members) > 1:
+            plan.warnings.append(
+                "%s: the pair also applies to %s, which has no "
+                "certification or known-drives entry: the values of the "
+                "other models or serials apply to it too" % (
+                    key, ", ".join(blind)))
+    for key in options.allow_key_collision:
+        if key not in disputed_keys:
+            plan.warnings.append("--allow-key-collision \"%s\": no key "
+                                 "collision for this key, nothing "
+                                 "overridden" % key)
     plan.new_text = new_text
     plan.diff = unified_diff(text, new_text, sd_conf, sd_conf + " (planned)")
     return plan
@@ -438,6 +751,9 @@ def render_plan(plan: Plan) -> str:
     for h in plan.held:
         lines.append('held back "%s" %s:%s: %s'
                      % (h.key, h.tunable, h.value, h.reason))
+    for n in plan.not_sd:
+        lines.append("not planned %s (%s): %s"
+                     % (n.disk, n.driver, n.reason))
     for w in plan.warnings:
         lines.append("warning: %s" % w)
     if not plan.changes:

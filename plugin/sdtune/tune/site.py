@@ -5,7 +5,7 @@ checking a saved plan or a journal entry before it is applied.  Prints
 nothing: what an operator should hear comes back as text.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import List, NamedTuple, Optional, Tuple
 
 from ..certify import records
@@ -13,6 +13,7 @@ from ..errors import LockedError, RefusedError, SdtuneError, UsageError
 from ..host import Host
 from ..inventory.disks import Inventory, take_inventory
 from ..knowndrives import load_table
+from ..platform import FileChange, Persistence, Platform, platform_for
 from ..sdconf.edit import unified_diff
 from .journal import OPEN_STATES, Entry, Journal, sha256
 from .plan import Overrides, Plan, load_plan, make_plan, recheck_saved
@@ -22,25 +23,43 @@ from .verify import verify_all
 
 @dataclass
 class TuneSite:
-    """Where the changes go and how they are kept: the host, its sd.conf
-    and state directory (system paths), the kernel rules to model, the
-    backup generations to keep and the known-drives table."""
+    """Where the changes go and how they are kept: the host, the
+    configured sd.conf and state directory (system paths), the kernel
+    rules to model, the backup generations to keep, the known-drives
+    table and the boot media setting; the platform adapter (which sd.conf
+    the kernel reads, how a change survives a reboot) is found when first
+    needed."""
 
     host: Host
-    sd_conf: str
+    configured_sd_conf: str
     state_dir: str
     flavour: str
     generations: int
     known_drives: Optional[str] = None
+    boot_media: Optional[str] = None
+    _platform: Optional[Platform] = field(default=None, repr=False)
+
+    @property
+    def platform(self) -> Platform:
+        if self._platform is None:
+            self._platform = platform_for(self.host, self.configured_sd_conf,
+                                          self.boot_media)
+        return self._platform
+
+    @property
+    def sd_conf(self) -> str:
+        """The sd.conf the kernel reads (system path)."""
+        return self.platform.effective
 
     def transaction(self) -> Transaction:
-        return Transaction(self.host, self.sd_conf, self.state_dir,
+        return Transaction(self.host, self.platform, self.state_dir,
                            self.flavour, self.generations)
 
     def verifier(self):
         def verify() -> List[dict]:
-            return [s.to_json() for s in verify_all(self.host, self.sd_conf,
-                                                    self.flavour)]
+            return [s.to_json() for s in verify_all(
+                self.host, self.sd_conf, self.flavour,
+                platform=self.platform)]
         return verify
 
     def journal(self) -> Journal:
@@ -125,7 +144,7 @@ def build_plan(site: TuneSite, overrides: Overrides
     it starts from.  Record files that cannot be used are added to the
     inventory's notes: the plan is made without them."""
     host = site.host
-    text = host.read_bytes(host.sys_path(site.sd_conf)).decode("latin-1")
+    text = site.platform.base_text().decode("latin-1")
     inv = take_inventory(host)
     recs, problems = records.load_checked(host, site.state_dir)
     inv.notes.extend(problems)
@@ -177,11 +196,14 @@ def apply_summary(plan: Plan) -> List[str]:
 
 class RollbackTo(NamedTuple):
     """A finished journal entry that can be rolled back now: the sd.conf
-    of before it, and the diff from the current one."""
+    of before it, the diff from the current one, and every file to put
+    back (with the steps that activate it)."""
 
     entry: Entry
     old: bytes
     diff: str
+    base_sha256: str
+    change: Persistence
 
 
 def rollback_to(site: TuneSite, entry_id: Optional[str],
@@ -204,24 +226,44 @@ def rollback_to(site: TuneSite, entry_id: Optional[str],
             raise UsageError("rollback", entry_id or "", "no finished "
                              "journal entry with that id (sdtune history)")
         entry = found[0]
-    if not journal.has_copy(entry.id, "old"):
-        raise RefusedError("rollback", entry.id, "its saved copy was pruned"
-                           " (only the newest generations are kept)")
-    old = journal.copy(entry.id, "old")
-    if sha256(old) != entry.old_sha256:
-        raise RefusedError("rollback", entry.id, "the saved copy does not "
-                           "match the journal's checksum")
-    host = site.host
-    current = host.read_bytes(host.sys_path(site.sd_conf))
-    if sha256(current) != entry.new_sha256:
-        raise RefusedError("rollback", entry.id, "sd.conf changed after "
-                           "this entry (sha256 %s, entry wrote %s): roll "
-                           "back the later entries first"
-                           % (sha256(current)[:16], entry.new_sha256[:16]))
+    why = journal.copies_intact(entry, "old")
+    if why is not None:
+        raise RefusedError("rollback", entry.id, why)
+    platform = site.platform
+    files: List[FileChange] = []
+    notes: List[str] = []
+    for i, rec in enumerate(entry.file_records()):
+        now = platform.read(rec.path)
+        if (None if now is None else sha256(now)) == rec.new_sha256:
+            files.append(FileChange(rec.path, rec.role, now,
+                                    journal.copy_of(entry.id, i, "old", rec),
+                                    rec.volatile))
+        elif rec.volatile:
+            # The ramdisk copy went with a reboot; the boot media hold
+            # what the entry persisted.
+            notes.append("%s no longer holds this entry's change (lost at "
+                         "a reboot): left as it is" % rec.path)
+        else:
+            sha = "absent" if now is None else sha256(now)[:16]
+            raise RefusedError("rollback", entry.id, "%s changed after this "
+                               "entry (sha256 %s, entry wrote %s): roll back"
+                               " the later entries first"
+                               % (rec.path, sha, (rec.new_sha256 or
+                                                  "nothing")[:16]))
+    if not files:
+        raise RefusedError("rollback", entry.id, "none of its files holds "
+                           "its change any more")
+    confs = [f for f in files if f.role != "loader lines"]
+    old = (confs[0].new if confs else None) or b""
+    current = platform.base_text()
+    # The platform's steps now, not the entry's: an entry from before
+    # platforms ran update_drv alone.
+    steps = platform.activation([f.path for f in files])
     diff = unified_diff(current.decode("latin-1"), old.decode("latin-1"),
                         site.sd_conf,
                         site.sd_conf + " (entry %s)" % entry.id)
-    return RollbackTo(entry, old, diff)
+    return RollbackTo(entry, old, diff, sha256(current),
+                      Persistence(files, steps, notes))
 
 
 def _entry_id(text: str) -> str:

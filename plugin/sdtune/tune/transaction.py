@@ -1,5 +1,8 @@
 """Change sd.conf as one crash-safe transaction (apply, rollback, and
-`sdconf set|unset --write` on the live file).
+`sdconf set|unset --write` on the live file), with every other file the
+platform needs to keep the change after a reboot (platform/: a SmartOS
+boot module and its loader lines) and the platform's activation steps
+(`bootadm update-archive`, then `update_drv -vf sd`).
 
 Order of a transaction, each step journalled before the next:
 
@@ -9,21 +12,25 @@ Order of a transaction, each step journalled before the next:
   2. check sd.conf still has the checksum the change was made from;
   3. lint the new text: it must add nothing the kernel would ignore or
      misread (errors already in the old text do not block a change);
-  4. check update_drv can run and sd.conf can be replaced (no symlink,
-     a regular file, a writable place): a refusal leaves no journal;
-  5. journal entry "prepared" with the old and new bytes saved (a full
-     state directory leaves nothing of it behind);
-  6. atomic write of sd.conf, entry "written" (if that update fails, the
-     old file is written back: the entry says "prepared" and matches);
-  7. `update_drv -vf sd`; if it fails, the old file is written back and
-     the entry says "undone";
+  4. check the steps' commands can run and every file can be replaced
+     (no symlink, a regular file, a writable place): a refusal leaves no
+     journal;
+  5. journal entry "prepared" with the old and new bytes of every file
+     saved (a full state directory leaves nothing of it behind);
+  6. atomic write of each file, entry "written" (if a write fails, the
+     files already written are put back: the entry says "failed");
+  7. the steps: `bootadm update-archive` where the platform has a boot
+     archive, then `update_drv -vf sd` where the kernel's file changed;
+     if one fails, the old files are written back (and the archive
+     rebuilt from them) and the entry says "undone";
   8. verify what the kernel uses, entry "done".
 
-sd.conf is always the old or the new file, byte for byte: the write is
-atomic (host.write_atomic) and every journal update is too.  After a
-crash or a signal, recover() looks at open entries and the file's
-checksum: a file still old means the change never happened ("undone"), a
-new file means it happened and only update_drv/verify are missing
+Every file is always its old or its new contents, byte for byte (a file
+that did not exist is absent or new): each write is atomic
+(host.write_atomic) and every journal update is too.  After a crash or a
+signal, recover() looks at open entries and each file's checksum: all
+old means the change never happened ("undone"); all new, or some new and
+the rest old, means it happened and is completed from the saved copies
 ("recovered"); a file that is neither is left to the operator, whose
 `sdtune recover --accept-current` closes the entry ("accepted").
 """
@@ -33,9 +40,11 @@ from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 from ..errors import RefusedError, SdtuneError
 from ..host import Host
+from ..platform import FileChange, Persistence, Platform
+from ..platform.base import STEP_ORDER
 from ..sdconf.lint import lint
 from ..sdconf.parser import Diagnostic, parse_bytes
-from .journal import OPEN_STATES, Entry, Journal, sha256
+from .journal import OPEN_STATES, Entry, FileRecord, Journal, sha256
 
 VerifyFn = Callable[[], List[dict]]
 
@@ -60,13 +69,15 @@ def new_errors(old: bytes, new: bytes, flavour: str) -> List[Diagnostic]:
 
 
 class Transaction:
-    """sd.conf, its journal and the lock, for one system root."""
+    """The files of one change, its journal and the lock, for one system
+    root and its platform."""
 
-    def __init__(self, host: Host, sd_conf: str, state_dir: str,
+    def __init__(self, host: Host, platform: Platform, state_dir: str,
                  flavour: str, generations: int = 10) -> None:
         self.host = host
-        self.sd_conf = sd_conf                       # system path
-        self.path = host.sys_path(sd_conf)
+        self.platform = platform
+        self.sd_conf = platform.effective            # system path
+        self.path = host.sys_path(self.sd_conf)
         # As messages name it: with the appliance's name over SSH.
         self.shown = host.where(self.path)
         self.state_dir = state_dir
@@ -89,7 +100,37 @@ class Transaction:
     def current(self) -> bytes:
         return self.host.read_bytes(self.path)
 
+    def _now(self, path: str) -> Optional[bytes]:
+        """System file `path` now; None when it does not exist."""
+        real = self.host.sys_path(path)
+        return self.host.read_bytes(real) if self.host.exists(real) \
+            else None
+
+    def _shown(self, path: str) -> str:
+        return self.host.where(self.host.sys_path(path))
+
+    def _put(self, path: str, data: Optional[bytes]) -> None:
+        """Make system file `path` hold `data` (None: absent)."""
+        real = self.host.sys_path(path)
+        if data is None:
+            if self.host.exists(real):
+                self.host.remove(real)
+            return
+        parent = real.rsplit("/", 1)[0]
+        if parent and not self.host.exists(parent):
+            self.host.mkdirs(parent, 0o755)
+        self.host.write_atomic(real, data)
+
     # -------------------------------------------------------------- recover
+
+    def _state_of(self, rec: FileRecord) -> str:
+        """old, new or neither, by checksum (absent counts as its side)."""
+        cur = _sha(self._now(rec.path))
+        if cur == rec.old_sha256:
+            return "old"
+        if cur == rec.new_sha256:
+            return "new"
+        return "neither"
 
     def recover(self, verify: Optional[VerifyFn] = None) -> List[str]:
         """Close transactions a crash left open; say what was done.
@@ -98,36 +139,54 @@ class Transaction:
         for entry in self.journal.entries():
             if entry.state not in OPEN_STATES:
                 continue
-            cur = sha256(self.current())
-            if cur == entry.new_sha256:
-                self._finish(entry, verify, recovered=True)
-                said.append("transaction %s (%s) was interrupted after "
-                            "sd.conf was written: completed it (update_drv, "
-                            "verify)" % (entry.id, entry.action))
-            elif cur == entry.old_sha256:
+            records = entry.file_records()
+            states = [self._state_of(r) for r in records]
+            # A ramdisk copy lost in a reboot is neither side: the boot
+            # media carry the change.
+            bad = [r for r, s in zip(records, states)
+                   if s == "neither" and not r.volatile]
+            if bad:
+                cur = _sha(self._now(bad[0].path)) or "absent"
+                raise RefusedError("recover", self._shown(bad[0].path),
+                                   "transaction %s was interrupted and "
+                                   "%s matches neither its old nor its new "
+                                   "contents (sha256 %s): inspect it "
+                                   "(saved copies in %s), then keep it with "
+                                   "'sdtune recover --accept-current'"
+                                   % (entry.id, _name(bad[0]), cur[:16],
+                                      self.journal.dir))
+            if all(s != "new" for s in states):
+                if entry.state == "written" and "bootadm" in entry.steps:
+                    # An undo may have stopped before the archive was
+                    # rebuilt from the old files.
+                    self._step_quietly(entry, "bootadm")
                 entry.state = "undone"
-                entry.result = "interrupted before sd.conf changed; " \
+                entry.result = "interrupted before the files changed; " \
                     "nothing was changed"
                 self.journal.save(entry)
                 said.append("transaction %s (%s) was interrupted before "
                             "sd.conf changed: marked undone" % (entry.id,
                                                                 entry.action))
-            else:
-                raise RefusedError("recover", self.shown, "transaction %s "
-                                   "was interrupted and sd.conf matches "
-                                   "neither its old nor its new contents "
-                                   "(sha256 %s): inspect it (saved copies "
-                                   "in %s), then keep it with 'sdtune "
-                                   "recover --accept-current'"
-                                   % (entry.id, cur[:16], self.journal.dir))
+                continue
+            for i, (rec, state) in enumerate(zip(records, states)):
+                if state == "old":
+                    new = self.journal.copy_of(entry.id, i, "new", rec)
+                    self._put(rec.path, new)
+            self._finish(entry, verify, recovered=True)
+            said.append("transaction %s (%s) was interrupted after "
+                        "sd.conf was written: completed it (%s, verify)"
+                        % (entry.id, entry.action,
+                           ", ".join(entry.steps) or "no step"))
         self.notes += said
         return said
 
     def accept_current(self) -> List[str]:
-        """Close every open transaction, keeping sd.conf as it is now;
-        for when it matches neither side.  Call with the lock held."""
+        """Close every open transaction, keeping the files as they are
+        now; for when they match neither side.  Call with the lock
+        held."""
         said = []
-        cur = sha256(self.current())
+        cur = sha256(self.current()) if self.host.exists(self.path) \
+            else "absent"
         for entry in self.journal.entries():
             if entry.state not in OPEN_STATES:
                 continue
@@ -145,15 +204,18 @@ class Transaction:
 
     def run(self, action: str, new: bytes, base_sha: str, summary: List[str],
             diff: str, verify: Optional[VerifyFn] = None,
-            rollback_of: Optional[str] = None) -> Entry:
-        """Replace sd.conf by `new` if it still has checksum `base_sha`."""
+            rollback_of: Optional[str] = None,
+            change: Optional[Persistence] = None) -> Entry:
+        """Make the effective sd.conf `new` if it still has checksum
+        `base_sha`, with the platform's other files and steps (or those
+        of `change`, for a rollback)."""
         # Checked first: a non-root run must not even create the lock.
         if not self.host.is_root():
             raise RefusedError(action, self.shown, "must be root: "
                                "update_drv and sd.conf need it")
         with self.lock():
             self.recover(verify)
-            old = self.current()
+            old = self.current() if self.host.exists(self.path) else b""
             if sha256(old) != base_sha:
                 raise RefusedError("%s" % action, self.shown,
                                    "sd.conf changed since this change was "
@@ -165,29 +227,41 @@ class Transaction:
                                    "%d error(s) the kernel would ignore, "
                                    "first: %s" % (len(errors),
                                                   errors[0].message))
-            if not self.host.can_run("update_drv"):
-                raise SdtuneError(action, self.shown, "update_drv cannot be "
-                                  "run: check [commands] update_drv")
-            # Before anything is journalled: a symlink, a directory or a
-            # read-only place is a refusal with nothing to undo.
-            self.host.check_replaceable(self.path)
+            if change is None:
+                change = self.platform.persistence(old, new)
+            files = [f for f in change.files if f.old != f.new]
+            if not files:
+                raise RefusedError(action, self.shown, "nothing to write: "
+                                   "the boot media already hold this "
+                                   "sd.conf (it takes effect at the next "
+                                   "reboot)")
+            self._check(action, files, change.steps)
             entry = Entry(id=self.journal.next_id(), time=self.host.now(),
                           user=self.host.user(), action=action,
                           state="prepared", sd_conf=self.sd_conf,
                           old_sha256=base_sha, new_sha256=sha256(new),
                           diff=diff, summary=summary,
-                          rollback_of=rollback_of)
-            self._prepare(entry, old, new)
-            try:
-                self.host.write_atomic(self.path, new)
-            except SdtuneError as e:
-                self._write_failed(entry, e)
-                raise
+                          rollback_of=rollback_of,
+                          files=[FileRecord(f.path, f.role, _sha(f.old),
+                                            _sha(f.new), f.volatile)
+                                 for f in files],
+                          steps=[s for s in STEP_ORDER
+                                 if s in change.steps],
+                          platform=self._platform_doc(),
+                          handoff=change.handoff,
+                          notes=list(change.notes))
+            self._prepare(entry, files)
+            for i, f in enumerate(files):
+                try:
+                    self._put(f.path, f.new)
+                except SdtuneError as e:
+                    self._write_failed(entry, files, i, e)
+                    raise
             entry.state = "written"
             try:
                 self.journal.save(entry)
             except SdtuneError as e:
-                self._journal_failed(entry, e)
+                self._journal_failed(entry, files, e)
             self._finish(entry, verify, recovered=False)
             try:
                 self.journal.prune(self.generations)
@@ -195,12 +269,42 @@ class Transaction:
                 pass    # housekeeping: the next transaction prunes again
             return entry
 
-    def _prepare(self, entry: Entry, old: bytes, new: bytes) -> None:
-        """Save both copies and the "prepared" entry; if the state
+    def _platform_doc(self) -> Dict[str, object]:
+        doc: Dict[str, object] = {"name": self.platform.name}
+        be = self.platform.boot_environment()
+        if be is not None:
+            doc["boot_environment"] = be
+        return doc
+
+    def _check(self, action: str, files: List[FileChange],
+               steps: List[str]) -> None:
+        """Before anything is journalled: each file still what the change
+        was made from, each command runnable, each place writable (a
+        symlink, a directory or a read-only place is a refusal with
+        nothing to undo)."""
+        for f in files:
+            if _sha(self._now(f.path)) != _sha(f.old):
+                raise RefusedError(action, self._shown(f.path), "it changed "
+                                   "since this change was prepared")
+        for step in steps:
+            cmd, _ = self.platform.step_argv(step)
+            if not self.host.can_run(cmd):
+                raise SdtuneError(action, self.shown, "%s cannot be run: "
+                                  "check [commands] %s" % (cmd, cmd))
+        for f in files:
+            real = self.host.sys_path(f.path)
+            if self.host.exists(real.rsplit("/", 1)[0]):
+                self.host.check_replaceable(real)
+
+    def _prepare(self, entry: Entry, files: List[FileChange]) -> None:
+        """Save every copy and the "prepared" entry; if the state
         directory is full, leave nothing of it behind."""
         try:
-            self.journal.save_copy(entry.id, "old", old)
-            self.journal.save_copy(entry.id, "new", new)
+            for i, f in enumerate(files):
+                for which, data in (("old", f.old), ("new", f.new)):
+                    if data is not None:
+                        self.journal.save_copy(entry.id, _copy(i, which),
+                                               data)
             self.journal.save(entry)
         except SdtuneError as e:
             try:
@@ -211,14 +315,24 @@ class Transaction:
                               "change (%s); sd.conf was not changed" % e
                               ) from e
 
-    def _journal_failed(self, entry: Entry, error: SdtuneError) -> None:
-        """sd.conf is new but its entry still says "prepared" (the state
-        directory filled up): put the old file back, which matches the
-        entry, rather than run update_drv on a change the journal does
-        not know was made."""
+    def _put_back(self, entry: Entry, upto: int) -> None:
+        """Files 0..upto-1 of the entry back to their old contents, the
+        last written first."""
+        records = entry.file_records()
+        for i in reversed(range(min(upto, len(records)))):
+            rec = records[i]
+            if self._state_of(rec) != "old":
+                self._put(rec.path, self.journal.copy_of(entry.id, i, "old",
+                                                         rec))
+
+    def _journal_failed(self, entry: Entry, files: List[FileChange],
+                        error: SdtuneError) -> None:
+        """The files are new but the entry still says "prepared" (the
+        state directory filled up): put the old files back, which match
+        the entry, rather than activate a change the journal does not
+        know was made."""
         try:
-            self.host.write_atomic(self.path, self.journal.copy(entry.id,
-                                                                "old"))
+            self._put_back(entry, len(files))
         except SdtuneError as e:
             again = "the same" if e.reason == error.reason else str(e)
             raise SdtuneError(entry.action, self.shown, "sd.conf WAS "
@@ -230,11 +344,14 @@ class Transaction:
                           "entry %s (%s); sd.conf was restored to its old "
                           "contents, nothing changed" % (entry.id, error))
 
-    def _write_failed(self, entry: Entry, error: SdtuneError) -> None:
-        """The write raised: before the rename the file is still old; a
-        failure after it (syncing the directory) leaves the new file in
-        place, which is then put back as the old one."""
-        if sha256(self.current()) != entry.new_sha256:
+    def _write_failed(self, entry: Entry, files: List[FileChange], i: int,
+                      error: SdtuneError) -> None:
+        """Writing file `i` raised: before its rename it is still old; a
+        failure after it (syncing the directory) leaves it new.  Every
+        file already new is put back."""
+        records = entry.file_records()
+        changed = any(self._state_of(r) == "new" for r in records[:i + 1])
+        if not changed:
             entry.state, entry.result = "failed", str(error)
             self.journal.save(entry)
             return
@@ -242,29 +359,51 @@ class Transaction:
         self.journal.save(entry)
         # If this fails too, the entry stays "written" and the next
         # sdtune run completes the change (recover()).
-        self._undo(entry, "written, then: %s" % error)
+        self._undo(entry, "written, then: %s" % error, [], upto=i + 1)
+
+    def _run_step(self, entry: Entry, step: str) -> Optional[str]:
+        """Run one step, record it in the entry; the failure, or None."""
+        cmd, args = self.platform.step_argv(step)
+        try:
+            res = self.host.run(cmd, args)
+            record = {"status": res.returncode, "stdout": res.stdout,
+                      "stderr": res.stderr}
+            failure = None if res.returncode == 0 else \
+                "%s %s exited %d: %s" % (cmd, " ".join(args),
+                                         res.returncode,
+                                         (res.stderr or res.stdout).strip())
+        except SdtuneError as e:
+            record = {"status": None, "error": str(e)}
+            failure = str(e)
+        if step == "update_drv":
+            entry.update_drv = record
+        else:
+            entry.bootadm = record
+        return failure
+
+    def _step_quietly(self, entry: Entry, step: str) -> Optional[str]:
+        failure = self._run_step(entry, step)
+        if failure is not None:
+            entry.notes.append("%s failed: %s" % (step, failure))
+        return failure
 
     def _finish(self, entry: Entry, verify: Optional[VerifyFn],
                 recovered: bool) -> None:
-        """update_drv, then verify; undo the file if update_drv fails."""
-        try:
-            res = self.host.run("update_drv", ["-vf", "sd"])
-            entry.update_drv = {"status": res.returncode,
-                                "stdout": res.stdout, "stderr": res.stderr}
-            failure = None if res.returncode == 0 else \
-                "update_drv -vf sd exited %d: %s" % (
-                    res.returncode, (res.stderr or res.stdout).strip())
-        except SdtuneError as e:
-            entry.update_drv = {"status": None, "error": str(e)}
-            failure = str(e)
-        if failure is not None:
-            self._undo(entry, failure)
-            raise SdtuneError(entry.action, self.shown, "%s; sd.conf was "
-                              "restored" % failure)
+        """The steps, then verify; undo the files if a step fails."""
+        ran: List[str] = []
+        for step in entry.steps:
+            failure = self._run_step(entry, step)
+            if failure is not None:
+                suffix = self._undo(entry, failure, ran)
+                raise SdtuneError(entry.action, self.shown, "%s; sd.conf "
+                                  "was restored%s" % (failure, suffix))
+            ran.append(step)
         if verify is not None:
             entry.verify = verify()
         entry.state = "recovered" if recovered else "done"
-        entry.result = "applied to sd.conf and loaded by update_drv"
+        entry.result = "applied to sd.conf and loaded by update_drv" \
+            if "update_drv" in entry.steps else \
+            "written; the kernel reads it at the next reboot"
         try:
             self.journal.save(entry)
         except SdtuneError as e:
@@ -276,8 +415,33 @@ class Transaction:
                               "%s could not be closed (%s); the next sdtune "
                               "command completes it" % (entry.id, e)) from e
 
-    def _undo(self, entry: Entry, why: str) -> None:
-        old = self.journal.copy(entry.id, "old")
-        self.host.write_atomic(self.path, old)
-        entry.state, entry.result = "undone", why
+    def _undo(self, entry: Entry, why: str, ran: List[str],
+              upto: Optional[int] = None) -> str:
+        """Every file back to old; a boot archive already rebuilt from the
+        new files is rebuilt again.  What the operator must still do, as
+        the end of a sentence ("" when nothing)."""
+        self._put_back(entry, len(entry.file_records()) if upto is None
+                       else upto)
+        suffix = ""
+        if "bootadm" in ran and \
+                self._step_quietly(entry, "bootadm") is not None:
+            suffix = (", but the boot archive still holds the new file: "
+                      "run 'bootadm update-archive'")
+        entry.state, entry.result = "undone", why + suffix
         self.journal.save(entry)
+        return suffix
+
+
+def _sha(data: Optional[bytes]) -> Optional[str]:
+    return None if data is None else sha256(data)
+
+
+def _copy(index: int, which: str) -> str:
+    """A journal copy's extension: the first file keeps the names of
+    entries written before there were several files (.old, .new)."""
+    return which if index == 0 else "%d.%s" % (index, which)
+
+
+def _name(rec: FileRecord) -> str:
+    return "sd.conf" if rec.role.startswith("sd.conf") else \
+        "%s %s" % (rec.role, rec.path)

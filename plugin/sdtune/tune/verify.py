@@ -8,7 +8,17 @@ uses.  States:
   pending reboot  the kernel still has other values: sd reads sd.conf only
                   when a disk attaches, and busy disks attached before the
                   change (facts §1) — the normal case, not an error
-  not matched     no sd-config-list pair matches the disk
+  not matched     no sd-config-list pair matches the disk (SmartOS's ""
+                  pair for every device, which caps retries, does not
+                  count)
+  not persistent  the kernel uses it now, but the next boot reads another
+                  sd.conf (platform/: a SmartOS ramdisk edit without a
+                  boot module, another boot environment) that gives the
+                  disk other values, or one that cannot be read
+  shadowed        a copy of sd.conf the kernel does not read (later on
+                  the module path) asks for other values for the disk
+  not an sd disk  the disk attaches through another driver (blkdev for
+                  NVMe): sd.conf has no effect on it
   ignored by sd   sd.conf asks for something the kernel will not do: an
                   invalid value or name, the throttle reset, disksort on a
                   disk reporting rotation rate 1 (facts §6.3), a physical
@@ -17,7 +27,8 @@ uses.  States:
   unknown         the kernel's values or the disk's vendor and product
                   could not be read; the details say which source failed
 
-Exit status 1 when any disk is "ignored by sd"; 4 (and a stderr line
+Exit status 1 when any disk is "ignored by sd", "not persistent" or
+"shadowed"; 4 (and a stderr line
 naming the disks) when any disk is "unknown", or when the kernel's values
 or the disk names could not be read at all: unknown is unsafe, so verify
 never reports success for what it could not see.  Runs the inventory's
@@ -25,16 +36,53 @@ commands through the host.
 """
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional
+from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..host import Host
 from ..inventory.disks import Disk, Inventory, take_inventory
 from ..sdconf.match import Identity
-from ..sdconf.model import evaluate
+from ..sdconf.model import Evaluation, evaluate
 from ..sdconf.parser import ConfFile, parse_bytes
 
+
+@dataclass
+class Elsewhere:
+    """The other copies of sd.conf that matter for a disk: what the next
+    boot reads (text None: cannot be known, and why), and the copies the
+    kernel does not read."""
+
+    next_where: str = ""
+    next_conf: Optional[ConfFile] = None
+    next_unknown: str = ""
+    next_newer: bool = False
+    effective: str = ""
+    shadowed: List[Tuple[str, ConfFile]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, platform) -> "Elsewhere":
+        if platform is None:
+            return cls()
+        nb = platform.next_boot()
+        out = cls(nb.where, None, nb.reason, nb.newer, platform.effective)
+        if nb.text is not None:
+            out.next_conf = parse_bytes(nb.text)
+        elif not nb.reason:
+            out.next_unknown = "unknown"
+        for path in platform.shadowed_edits():
+            text = platform.read(path)
+            if text is not None:
+                out.shadowed.append((path, parse_bytes(text)))
+        return out
+
+    @property
+    def checks_reboot(self) -> bool:
+        return self.next_conf is not None or bool(self.next_unknown)
+
+
 STATES = ("applied", "pending reboot", "not matched", "ignored by sd",
-          "unknown")
+          "not persistent", "shadowed", "not an sd disk", "unknown")
+# The states verify exits 1 for: the operator must act.
+PROBLEMS = ("ignored by sd", "not persistent", "shadowed")
 
 # Inventory sources (Inventory.failed) without which no disk can be
 # verified: the kernel's values, and which disks there are.
@@ -80,10 +128,75 @@ def _unread(disk: Disk, failed: Mapping[str, str]) -> List[str]:
     return why
 
 
+def _values(ev: Evaluation) -> Dict[str, Optional[int]]:
+    return {m: getattr(ev.state, m) for m in FIELDS.values()}
+
+
+def _relevant(ev: Evaluation) -> bool:
+    """Whether a pair other than the all-devices "" pair matches."""
+    return any(e.pair.key != "" for e in ev.matched)
+
+
+def _differences(a: Evaluation, b: Evaluation) -> str:
+    va, vb = _values(a), _values(b)
+    return ", ".join("%s %s instead of %s" % (m, vb[m], va[m])
+                     for m in sorted(va) if va[m] != vb[m])
+
+
 def verify_disk(conf: ConfFile, disk: Disk, flavour: str,
-                failed: Optional[Mapping[str, str]] = None) -> DiskState:
+                failed: Optional[Mapping[str, str]] = None,
+                elsewhere: Optional[Elsewhere] = None) -> DiskState:
     """The disk's state; `failed` is Inventory.failed, to say why a disk
-    whose values are missing is "unknown"."""
+    whose values are missing is "unknown"; `elsewhere`, the copies of
+    sd.conf the platform boots from next or shadows."""
+    if disk.driver != "sd":
+        return DiskState(disk.name, disk.key, "not an sd disk",
+                         ["attached by %s: sd.conf has no effect on it"
+                          % disk.driver])
+    state = _kernel_state(conf, disk, flavour, failed)
+    if elsewhere is None or state.state == "unknown":
+        return state
+    ident = Identity.of_inquiry(disk.vid, disk.pid, disk.firmware)
+    ev = evaluate(conf, ident, flavour)
+    if elsewhere.next_newer and elsewhere.next_conf is not None:
+        nxt = evaluate(elsewhere.next_conf, ident, flavour)
+        if _values(nxt) != _values(ev):
+            why = "the next boot reads %s (%s)" % (
+                elsewhere.next_where, _differences(ev, nxt))
+            return DiskState(disk.name, disk.key, "pending reboot", [why])
+    elif state.state != "not matched" and elsewhere.checks_reboot:
+        lost = _lost_at_reboot(ev, ident, flavour, elsewhere)
+        if lost is not None:
+            return DiskState(disk.name, disk.key, "not persistent",
+                             [lost] + state.details)
+    if state.state in ("applied", "not matched", "ignored by sd"):
+        for path, other in elsewhere.shadowed:
+            ev2 = evaluate(other, ident, flavour)
+            if _relevant(ev2) and _values(ev2) != _values(ev):
+                return DiskState(disk.name, disk.key, "shadowed", [
+                    "%s asks for %s, but the kernel reads %s"
+                    % (path, _differences(ev, ev2), elsewhere.effective)])
+    return state
+
+
+def _lost_at_reboot(ev: Evaluation, ident: Identity, flavour: str,
+                    elsewhere: Elsewhere) -> Optional[str]:
+    """Why the disk's values do not survive the next boot, or None."""
+    if elsewhere.next_conf is None:
+        if not _relevant(ev):
+            return None
+        return "lost at reboot: %s" % elsewhere.next_unknown
+    nxt = evaluate(elsewhere.next_conf, ident, flavour)
+    if _values(nxt) == _values(ev):
+        return None
+    return "lost at reboot: the next boot reads %s (%s)" % (
+        elsewhere.next_where, _differences(ev, nxt))
+
+
+def _kernel_state(conf: ConfFile, disk: Disk, flavour: str,
+                  failed: Optional[Mapping[str, str]]) -> DiskState:
+    """applied, pending reboot, not matched, ignored by sd or unknown:
+    the kernel against the effective sd.conf."""
     why = _unread(disk, failed or {})
     if why:
         return DiskState(disk.name, disk.key, "unknown", why)
@@ -118,7 +231,7 @@ def verify_disk(conf: ConfFile, disk: Disk, flavour: str,
     if pending:
         return DiskState(disk.name, disk.key, "pending reboot",
                          pending + ignored)
-    if not ev.matched:
+    if not _relevant(ev):
         return DiskState(disk.name, disk.key, "not matched",
                          [ev.list_problem] if ev.list_problem else [])
     if ignored:
@@ -151,10 +264,17 @@ def _kernel_override(tunable: str, expected: int, actual: int, disk: Disk,
 
 
 def verify_all(host: Host, sd_conf: str, flavour: str,
-               inv: Optional[Inventory] = None) -> List[DiskState]:
-    conf = parse_bytes(host.read_bytes(host.sys_path(sd_conf)))
+               inv: Optional[Inventory] = None,
+               platform=None) -> List[DiskState]:
+    """Every disk's state against the effective `sd_conf`; with the
+    platform adapter, also against what the next boot reads and the
+    shadowed copies."""
+    real = host.sys_path(sd_conf)
+    conf = parse_bytes(host.read_bytes(real) if host.exists(real) else b"")
     inv = inv if inv is not None else take_inventory(host)
-    return [verify_disk(conf, d, flavour, inv.failed) for d in inv.disks]
+    elsewhere = Elsewhere.of(platform)
+    return [verify_disk(conf, d, flavour, inv.failed, elsewhere)
+            for d in inv.disks]
 
 
 def unverified(inv: Inventory, states: List[DiskState]) -> List[str]:

@@ -1,0 +1,117 @@
+"""OmniOS, OpenIndiana, NexentaStor and other illumos with a boot archive
+and boot environments.
+
+sd.conf lives on the root file system of the running boot environment and
+in the boot archive, from which the kernel reads it at boot.  The archive
+is rebuilt on a clean shutdown only: after a panic or a power loss the old
+copy boots, so every change runs `bootadm update-archive` (before
+update_drv: its failure then leaves nothing loaded to undo).  An edit
+lives in the running BE only; `beadm list -H` tells which BE boots next.
+pkg delivers sd.conf with preserve=true, so a local edit survives `pkg
+update` and vendor changes to it never arrive silently.
+
+Runs bootadm and beadm through the host.
+"""
+
+from dataclasses import dataclass
+from typing import List, Optional
+
+from ..errors import ParseError, SdtuneError
+from .base import FileChange, NextBoot, Persistence, Platform
+
+
+@dataclass
+class BootEnvironment:
+    name: str
+    active_now: bool
+    active_on_reboot: bool
+
+
+def parse_beadm(text: str) -> List[BootEnvironment]:
+    """`beadm list -H`: name;uuid;active;mountpoint;space;policy;created,
+    active holding N (running) and R (boots next).
+
+    Sample:
+
+        omnios-r151046;1f6e0c9a-...;NR;/;9876543210;static;1700000000
+    """
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        fields = line.split(";")
+        if len(fields) < 7 or not fields[0]:
+            raise ParseError("beadm list -H", "line %d" % n,
+                             "not 7 fields separated by ';'")
+        flags = fields[2]
+        out.append(BootEnvironment(fields[0], "N" in flags, "R" in flags))
+    return out
+
+
+class BootArchivePlatform(Platform):
+    """The boot-archive platforms."""
+
+    _bes: Optional[List[BootEnvironment]] = None
+    _be_error: str = ""
+
+    def persistence(self, base: bytes, new: bytes) -> Persistence:
+        return Persistence(
+            [FileChange(self.effective, "sd.conf", self.read(self.effective),
+                        new)], self.activation([self.effective]))
+
+    def activation(self, paths: List[str]) -> List[str]:
+        """The boot archive first, whatever changed: it holds every copy
+        on the module path."""
+        return ["bootadm"] + super().activation(paths)
+
+    def _environments(self) -> List[BootEnvironment]:
+        if self._bes is None:
+            self._bes = []
+            if not self.host.can_run("beadm"):
+                self._be_error = "beadm cannot be run"
+                return self._bes
+            try:
+                res = self.host.run("beadm", ["list", "-H"])
+                if res.returncode != 0:
+                    raise SdtuneError("run", "beadm list -H", "exited %d: %s"
+                                      % (res.returncode,
+                                         res.stderr.strip() or "no message"))
+                self._bes = parse_beadm(res.stdout)
+            except SdtuneError as e:
+                self._be_error = str(e)
+        return self._bes
+
+    def boot_environment(self) -> Optional[str]:
+        running = [b.name for b in self._environments() if b.active_now]
+        return running[0] if running else None
+
+    def next_environment(self) -> Optional[str]:
+        nxt = [b.name for b in self._environments() if b.active_on_reboot]
+        return nxt[0] if nxt else None
+
+    def warnings(self) -> List[str]:
+        bes = self._environments()
+        if not bes:
+            return (["boot environments unknown (%s)" % self._be_error]
+                    if self._be_error else [])
+        now, nxt = self.boot_environment(), self.next_environment()
+        if nxt is not None and now is not None and nxt != now:
+            return ["the boot environment that boots next (%s) is not the "
+                    "running one (%s), which this changes: the next boot "
+                    "reads %s's own sd.conf ('beadm activate %s' to keep "
+                    "this change)" % (nxt, now, nxt, now)]
+        return []
+
+    def next_boot(self) -> NextBoot:
+        now, nxt = self.boot_environment(), self.next_environment()
+        if nxt is not None and now is not None and nxt != now:
+            return NextBoot("boot environment %s" % nxt, None,
+                            "the next boot is boot environment %s, not the "
+                            "running %s" % (nxt, now))
+        return NextBoot(self.effective, self.read(self.effective))
+
+    def describe(self):
+        doc = super().describe()
+        doc["boot_environment"] = self.boot_environment()
+        doc["next_boot_environment"] = self.next_environment()
+        return doc
