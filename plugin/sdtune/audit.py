@@ -14,7 +14,7 @@ have no key; their certification is found by serial, and their vdevs
 are checked like any other.
 
 A pair is checked for every model and certified serial its key covers
-(tune.plan.key_members): one value for models that disagree (SDT-3006),
+(tune.members.key_members): one value for models that disagree (SDT-3006),
 cache-nonvolatile:true over a volatile cache, measured or listed
 (SDT-5002, including a vendor's data-at-rest-only protection), or with
 no evidence of a non-volatile one (SDT-5001).
@@ -50,9 +50,9 @@ from .sdconf.lint import lint
 from .sdconf.match import Identity, key_matches
 from .sdconf.model import config_list, pair_alone
 from .sdconf.parser import ConfFile
-from .tune.plan import (NV, UNKNOWN_CACHE, VOLATILE, Member,
-                        collision_pick, disputes, key_members,
-                        latest_by_serial)
+from .tune.members import (NV, UNKNOWN_CACHE, VOLATILE, Member,
+                           collision_pick, disputes, key_members,
+                           latest_by_serial)
 from .tune.verify import Elsewhere, verify_disk
 
 CONFIDENT = 0.95

@@ -35,13 +35,17 @@ Then the transactions that write several files and run the platforms'
 steps: SmartOS booted from a USB key (the ramdisk's sd.conf, the boot
 module and the loader lines on the key) and OmniOS (sd.conf, `bootadm
 update-archive`, whose copy must end on the file's side; and bootadm
-failing): tests/faults/platforms.py, sampled.
+failing): tests/faults/platforms.py, sampled.  The local campaigns
+(each transaction on its own appliance) and the platforms' run side by
+side, two at a time; the remote ones run alone afterwards, since they
+kill processes at moments they wait for.
 
 Prints the counts: faults tried, survived.  Exit 1 on any failure.
 Usage: python3 tests/faults/run_faults.py [--quick] [--every-step]
 """
 
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -344,38 +348,51 @@ def main() -> int:
     plat_s = 0.0
     not_run = remote.missing()
     try:
-        app = Appliance.build("small-nexenta", os.path.join(work, "app"))
-        cert = os.path.join(app.root, "var", "sdtune", "certify")
-        os.makedirs(cert)
-        with open(os.path.join(cert, "intel.json"), "w") as f:
-            json.dump({"key": KEY, "serial": "S1", "firmware": "0270",
-                       "time": 1.0, "recommended": {
-                           "physical-block-size": 4096,
-                           "throttle-max": 32},
-                       "evidence": {"device": {"nv_sup": True}}}, f)
+        # One appliance per transaction, so that the local campaigns and
+        # the platforms' run side by side (the runs are other processes;
+        # strace's injections do not depend on timing).
+        apps = {label: Appliance.build("small-nexenta",
+                                       os.path.join(work, label))
+                for label in ("apply", "rollback")}
+        for app in apps.values():
+            cert = os.path.join(app.root, "var", "sdtune", "certify")
+            os.makedirs(cert)
+            with open(os.path.join(cert, "intel.json"), "w") as f:
+                json.dump({"key": KEY, "serial": "S1", "firmware": "0270",
+                           "time": 1.0, "recommended": {
+                               "physical-block-size": 4096,
+                               "throttle-max": 32},
+                           "evidence": {"device": {"nv_sup": True}}}, f)
         plan = os.path.join(work, "plan.json")
+        app = apps["apply"]
         assert sdtune(app, ["plan", "--save", plan]).returncode == 0
         old = read(os.path.join(app.root, "kernel", "drv", "sd.conf"))
         new = json.load(open(plan))["new_text"].encode("latin-1")
-        if not not_run:
-            # One real sshd on 127.0.0.1 for the whole remote campaign.
-            sshd = remote.Sshd(os.path.join(work, "sshd"))
-            sshd.start()
+        # The rollback starts from the applied state: old and new swap
+        # roles.
+        assert sdtune(apps["rollback"], ["apply", plan, "--yes"]
+                      ).returncode == 0
         transactions = [("apply", ["apply", plan, "--yes"], old, new),
-                        # From the applied state: old and new swap roles.
                         ("rollback", ["rollback", "--last", "--yes"], new,
                          old)]
-        for label, args, before, after in transactions:
-            if label == "rollback":
-                assert sdtune(app, ["apply", plan, "--yes"]).returncode == 0
-            results.append(campaign(app, label, args, before, after,
-                                    a.quick))
-            if sshd is not None:
-                over.append(over_ssh(app, sshd, work, label, args, before,
-                                     after, mode))
         t1 = time.monotonic()
-        plat = platforms.run(work, a.quick)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+            local = [pool.submit(campaign, apps[label], label, args,
+                                 before, after, a.quick)
+                     for label, args, before, after in transactions]
+            on_platforms = pool.submit(platforms.run, work, a.quick, 1)
+            results = [f.result() for f in local]
+            plat = on_platforms.result()
         plat_s = time.monotonic() - t1
+        if not not_run:
+            # One real sshd on 127.0.0.1 for the whole remote campaign,
+            # which runs alone: it kills processes at moments it waits
+            # for.
+            sshd = remote.Sshd(os.path.join(work, "sshd"))
+            sshd.start()
+            for label, args, before, after in transactions:
+                over.append(over_ssh(apps[label], sshd, work, label, args,
+                                     before, after, mode))
     finally:
         if sshd is not None:
             sshd.stop()
@@ -400,9 +417,10 @@ def main() -> int:
                  outcome["ended new"]))
         if i < len(over):
             print("\n".join(over[i].lines()))
-    print("  platforms: %d faults, %d survived (%.0f s)" % (
-        sum(c.tally.tried for c in plat),
-        sum(c.tally.survived for c in plat), plat_s))
+    print("  platforms: %d faults, %d survived (beside the local "
+          "campaigns above: %.0f s for both)" % (
+              sum(c.tally.tried for c in plat),
+              sum(c.tally.survived for c in plat), plat_s))
     for c in plat:
         print("\n".join(c.lines()))
     if not_run:
