@@ -287,7 +287,11 @@ def history(site, env: Env, as_json: bool = False, scripted: bool = False,
              "state": e.state, "rollback_of": e.rollback_of,
              "old_sha256": e.old_sha256, "new_sha256": e.new_sha256,
              "summary": e.summary, "update_drv": e.update_drv,
-             "verify": e.verify, "result": e.result} for e in entries],
+             "verify": e.verify, "result": e.result,
+             "files": [r.to_json() for r in e.file_records()],
+             "steps": e.steps, "bootadm": e.bootadm,
+             "platform": e.platform, "handoff": e.handoff}
+            for e in entries],
             "unreadable": [{"id": b.id, "path": b.path, "reason": b.reason}
                            for b in bad]}))
     else:
