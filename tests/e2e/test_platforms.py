@@ -302,3 +302,25 @@ def test_shadowing_copy_is_found_and_the_effective_file_edited(tmp_path):
     audit = json.loads(run(app, "audit", "-o", "json").stdout)
     assert any(f["subject"] == "/kernel/drv/sd.conf"
                for f in audit["findings"])
+
+
+def test_entry_from_before_platforms_rolls_back_with_todays_steps(tmp_path):
+    """A journal entry written before platforms (no files, no steps) is
+    rolled back with the platform's steps: the boot archive too."""
+    app = build(tmp_path, "omnios")
+    before = read(app, "/kernel/drv/sd.conf")
+    tune(app)
+    journal = os.path.join(app.root, "var", "sdtune", "journal")
+    path = os.path.join(journal, "000001.json")
+    with open(path) as f:
+        entry = json.load(f)
+    for name in ("files", "steps", "bootadm", "platform", "handoff"):
+        entry.pop(name)
+    with open(path, "w") as f:
+        json.dump(entry, f)
+    calls = len(app.platform_calls())
+    proc = run(app, "rollback", "--last", "--yes")
+    assert proc.returncode == 0, proc.stderr
+    assert read(app, "/kernel/drv/sd.conf") == before
+    assert [c[0] for c in app.platform_calls()[calls:]] == ["bootadm"]
+    assert app.archive()["/kernel/drv/sd.conf"] == before.decode("latin-1")
