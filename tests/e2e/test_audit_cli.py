@@ -15,6 +15,8 @@ sys.path.insert(0, REPO)
 
 from sdtune.findings import CATALOGUE  # noqa: E402
 from tests.sim.appliance import Appliance  # noqa: E402
+from tests.sim.testing import (add_pair, platform_appliance,  # noqa: E402
+                               spare_disk)
 from tests.sim.testing import (HGST_6F8D, INTEL, INTEL_KEY,  # noqa: E402
                                SAMSUNG_AHCI, facts_host, hgst)
 
@@ -316,33 +318,7 @@ def test_vdev_of_a_disk_outside_sd_is_checked(tmp_path):
 
 
 def platform_app(tmp_path, scenario, **platform):
-    """A shipped platform scenario (tests/sim/scenarios), its platform
-    fields changed."""
-    from tests.sim.appliance import scenario_path
-    with open(scenario_path(scenario)) as f:
-        s = json.load(f)
-    s["platform"] = dict(s["platform"], **platform)
-    return Appliance.build(s, str(tmp_path / scenario))
-
-
-def add_pair(app, path, key, tunables):
-    """The operator's hand edit: one pair at the head of the list (or a
-    new list)."""
-    full = os.path.join(app.root, path.lstrip("/"))
-    with open(full, encoding="latin-1") as f:
-        text = f.read()
-    if "sd-config-list=" in text:
-        text = text.replace("sd-config-list=", 'sd-config-list=\n  "%s", '
-                            '"%s",' % (key, tunables), 1)
-    else:
-        text += 'sd-config-list = "%s", "%s";\n' % (key, tunables)
-    with open(full, "w", encoding="latin-1") as f:
-        f.write(text)
-
-
-def spare_of(app):
-    return next(d for d in app.expected_disks()
-                if any(u["kind"] == "spare" for u in d["in_use"]))
+    return platform_appliance(str(tmp_path / scenario), scenario, **platform)
 
 
 def test_6001_copy_shadowed_on_the_module_path(tmp_path):
@@ -350,7 +326,7 @@ def test_6001_copy_shadowed_on_the_module_path(tmp_path):
     assert raised(app, "SDT-6001") == []
     app = platform_app(tmp_path / "b", "omnios", extra_conf={
         "/platform/i86pc/kernel/drv/sd.conf": "upstream"})
-    spare = spare_of(app)
+    spare = spare_disk(app)
     add_pair(app, "/kernel/drv/sd.conf", spare["key"], "throttle-max:8")
     (f,) = raised(app, "SDT-6001")
     assert f["subject"] == "/kernel/drv/sd.conf"
@@ -370,7 +346,7 @@ def test_6002_etc_driver_drv_is_ignored(tmp_path):
 def test_6003_smartos_ramdisk_edit_lost_at_reboot(tmp_path):
     app = platform_app(tmp_path, "smartos-usb")
     assert raised(app, "SDT-6003") == []
-    spare = spare_of(app)
+    spare = spare_disk(app)
     add_pair(app, "/kernel/drv/sd.conf", spare["key"], "throttle-max:8")
     # Which values the platform image gives is not on the system: every
     # disk an sd.conf pair matches is said to lose them.

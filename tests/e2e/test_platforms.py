@@ -24,19 +24,15 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, REPO)
 
 from tests.adversarial.support import inject_record  # noqa: E402
-from tests.sim.appliance import Appliance, scenario_path  # noqa: E402
+from tests.sim.testing import (add_pair, platform_appliance,  # noqa: E402
+                               spare_disk)
 
 # The idle spare of every platform scenario, and its key.
 TUNED = {"throttle-max": 24}
 
 
 def build(tmp_path, scenario, **platform):
-    """A shipped platform scenario, its platform fields changed."""
-    with open(scenario_path(scenario)) as f:
-        s = json.load(f)
-    if platform:
-        s["platform"] = dict(s["platform"], **platform)
-    return Appliance.build(s, str(tmp_path / scenario))
+    return platform_appliance(str(tmp_path / scenario), scenario, **platform)
 
 
 def run(app, *args):
@@ -50,28 +46,12 @@ def states(app):
 
 
 def spare(app):
-    """The idle spare's name and key."""
-    d = next(d for d in app.expected_disks()
-             if any(u["kind"] == "spare" for u in d["in_use"]))
-    return d["name"]
+    """The idle spare's name."""
+    return spare_disk(app)["name"]
 
 
 def key_of(app, name):
     return {d["name"]: d for d in app.expected_disks()}[name]["key"]
-
-
-def add_pair(app, path, key, tunables):
-    """The operator's own edit: a pair at the head of the list."""
-    full = os.path.join(app.root, path.lstrip("/"))
-    with open(full, encoding="latin-1") as f:
-        text = f.read()
-    if "sd-config-list=" in text:
-        text = text.replace("sd-config-list=", 'sd-config-list=\n    '
-                            '"%s", "%s",' % (key, tunables), 1)
-    else:
-        text += 'sd-config-list = "%s", "%s";\n' % (key, tunables)
-    with open(full, "w", encoding="latin-1") as f:
-        f.write(text)
 
 
 def throttle(app, name):
@@ -277,11 +257,8 @@ def test_another_boot_environment_boots_next(tmp_path):
 
 
 def test_shadowing_copy_is_found_and_the_effective_file_edited(tmp_path):
-    with open(scenario_path("omnios")) as f:
-        s = json.load(f)
-    s["platform"]["extra_conf"] = {
-        "/platform/i86pc/kernel/drv/sd.conf": "upstream"}
-    app = Appliance.build(s, str(tmp_path / "shadow"))
+    app = build(tmp_path, "omnios", extra_conf={
+        "/platform/i86pc/kernel/drv/sd.conf": "upstream"})
     disk = spare(app)
     shadowed = read(app, "/kernel/drv/sd.conf")
     inject_record(app, key_of(app, disk), TUNED)

@@ -2,13 +2,18 @@
 facts document's example host as scenario dicts, a way to run a fake
 command in-process (fast) or through its DIR/bin wrapper (end to end),
 and the commands sdtune runs on the 240-disk JBOD head (tests/sim/
-test_jbod.py checks their answers, tests/bench/bench_sim.py times them).
+test_jbod.py checks their answers, tests/bench/bench_sim.py times them);
+for the platform tests (tests/e2e), a platform scenario with its fields
+changed, its idle spare, and an operator's hand edit of an sd.conf copy.
 """
 
 import copy
+import json
+import os
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from . import fakecmd
+from .appliance import Appliance, scenario_path
 
 JBOD_VIDPID = (
     "::walk sd_state | ::grep '.!=0' | ::print struct sd_lun un_sd | "
@@ -106,3 +111,34 @@ def print_members(app, instance: int, members: List[str]) -> Dict[str, str]:
         name, _, value = line.partition(" = ")
         result[name] = value
     return result
+
+
+def platform_appliance(directory: str, scenario: str,
+                       **platform) -> Appliance:
+    """A shipped platform scenario (scenarios/), its platform fields
+    changed, built in `directory`."""
+    with open(scenario_path(scenario)) as f:
+        s = json.load(f)
+    s["platform"] = dict(s["platform"], **platform)
+    return Appliance.build(s, directory)
+
+
+def spare_disk(app: Appliance) -> Dict:
+    """The expected disk that is a pool's idle spare."""
+    return next(d for d in app.expected_disks()
+                if any(u["kind"] == "spare" for u in d["in_use"]))
+
+
+def add_pair(app: Appliance, path: str, key: str, tunables: str) -> None:
+    """The operator's hand edit of the sd.conf copy at system path
+    `path`: one pair at the head of its list (or a new list)."""
+    full = os.path.join(app.root, path.lstrip("/"))
+    with open(full, encoding="latin-1") as f:
+        text = f.read()
+    if "sd-config-list=" in text:
+        text = text.replace("sd-config-list=", 'sd-config-list=\n    '
+                            '"%s", "%s",' % (key, tunables), 1)
+    else:
+        text += 'sd-config-list = "%s", "%s";\n' % (key, tunables)
+    with open(full, "w", encoding="latin-1") as f:
+        f.write(text)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 from ..errors import ParseError, SdtuneError
+from ..inventory.runner import output_of
 from .base import FileChange, NextBoot, Persistence, Platform
 
 
@@ -71,12 +72,9 @@ class BootArchivePlatform(Platform):
                 self._be_error = "beadm cannot be run"
                 return self._bes
             try:
-                res = self.host.run("beadm", ["list", "-H"])
-                if res.returncode != 0:
-                    raise SdtuneError("run", "beadm list -H", "exited %d: %s"
-                                      % (res.returncode,
-                                         res.stderr.strip() or "no message"))
-                self._bes = parse_beadm(res.stdout)
+                self._bes = parse_beadm(output_of(self.host, "beadm",
+                                                  ["list", "-H"],
+                                                  "boot environments"))
             except SdtuneError as e:
                 self._be_error = str(e)
         return self._bes

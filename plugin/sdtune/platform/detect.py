@@ -24,6 +24,7 @@ from typing import Dict, List, Optional
 
 from ..errors import ParseError, SdtuneError
 from ..host import Host
+from ..inventory.runner import output_of
 
 RELEASE = "/etc/release"
 NAMES = ("smartos", "triton-hn", "triton-cn", "omnios", "openindiana",
@@ -117,15 +118,6 @@ def parse_bootfs(text: str) -> Dict[str, Optional[str]]:
     return out
 
 
-def _command(host: Host, name: str, args: List[str], what: str) -> str:
-    res = host.run(name, args)
-    if res.returncode != 0:
-        raise SdtuneError("run", what, "exited %d: %s" % (
-            res.returncode, (res.stderr or res.stdout).strip() or
-            "no message"))
-    return res.stdout
-
-
 def detect(host: Host) -> PlatformInfo:
     """The platform, from the sources above; failures become notes."""
     path = host.sys_path(RELEASE)
@@ -143,7 +135,7 @@ def detect(host: Host) -> PlatformInfo:
         notes.append("no %s: an unknown illumos distribution" % RELEASE)
     info = PlatformInfo(name, first, notes=notes)
     try:
-        machine = _command(host, "uname", ["-i"], "uname -i").strip()
+        machine = output_of(host, "uname", ["-i"], "platform").strip()
         if not _MACHINE.match(machine):
             raise ParseError("uname -i", "platform", "not a platform name")
         info.machine = machine
@@ -157,8 +149,8 @@ def detect(host: Host) -> PlatformInfo:
 
 def _smartos_role(host: Host, info: PlatformInfo) -> None:
     try:
-        params = parse_bootparams(_command(host, "bootparams", [],
-                                           "bootparams"))
+        params = parse_bootparams(output_of(host, "bootparams", [],
+                                            "boot parameters"))
     except SdtuneError as e:
         # Standalone is assumed; its boot media checks refuse a write
         # where there is no key or boot pool (a compute node has none).
@@ -180,9 +172,9 @@ def _smartos_role(host: Host, info: PlatformInfo) -> None:
     if info.name != "smartos":
         return
     try:
-        bootfs = parse_bootfs(_command(host, "zpool",
-                                       ["list", "-Ho", "name,bootfs"],
-                                       "zpool list -Ho name,bootfs"))
+        bootfs = parse_bootfs(output_of(host, "zpool",
+                                        ["list", "-Ho", "name,bootfs"],
+                                        "bootfs"))
     except SdtuneError as e:
         info.notes.append("zpool list failed (%s): boot pool unknown" % e)
         return

@@ -32,9 +32,6 @@ class ConfCopies:
     exists: bool                    # False: no copy, effective is new
     shadowed: List[str] = field(default_factory=list)
     ignored: List[str] = field(default_factory=list)
-    # The configured [paths] path, when it is neither effective nor on
-    # the module path (an operator's mistake worth a finding).
-    configured_elsewhere: List[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {"driver": self.driver, "effective": self.effective,
@@ -56,7 +53,4 @@ def find_copies(host: Host, machine: str, configured: str,
     ignored = "%s/%s.conf" % (IGNORED_DIR, driver)
     if host.exists(host.sys_path(ignored)):
         copies.ignored.append(ignored)
-    if configured not in found and configured != copies.effective and \
-            host.exists(host.sys_path(configured)):
-        copies.configured_elsewhere.append(configured)
     return copies

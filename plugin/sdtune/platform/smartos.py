@@ -25,6 +25,7 @@ from typing import List, Optional
 
 from ..errors import RefusedError, SdtuneError
 from ..host import Host
+from ..inventory.runner import output_of
 from .base import FileChange, NextBoot, Persistence, Platform
 from .detect import PlatformInfo
 from .modpath import BOOTFS_KERNEL, ConfCopies
@@ -239,13 +240,12 @@ class SmartOSPlatform(Platform):
         if media is None:
             return NextBoot("boot media", None, "the boot media cannot be "
                             "read: %s" % self._media_error)
-        configured = False
-        for path in media.loader_files[:1]:
-            text = self.read(path)
-            settings = loader_settings((text or b"").decode("latin-1"))
-            configured = settings.get(MODULE + "_load", "").upper() == \
-                "YES" and settings.get(MODULE + "_name") == \
-                media.module_name
+        # The first loader file is the one every boot image reads (the
+        # key's, or custom/'s on a boot pool).
+        text = self.read(media.loader_files[0])
+        settings = loader_settings((text or b"").decode("latin-1"))
+        configured = settings.get(MODULE + "_load", "").upper() == "YES" \
+            and settings.get(MODULE + "_name") == media.module_name
         module = self.read(media.module_file)
         if configured and module is not None:
             return NextBoot(media.module_file, module, newer=True)
@@ -272,9 +272,9 @@ class SmartOSPlatform(Platform):
         if not self.host.exists(real):
             return None
         try:
-            res = self.host.run("kstat", ["-p", BOOT_TIME_STAT])
-            boot = int(res.stdout.split()[-1]) if res.returncode == 0 \
-                else None
+            boot: Optional[int] = int(output_of(
+                self.host, "kstat", ["-p", BOOT_TIME_STAT],
+                "boot_time").split()[-1])
         except (SdtuneError, ValueError, IndexError):
             boot = None
         if boot is None:

@@ -100,12 +100,6 @@ class Transaction:
     def current(self) -> bytes:
         return self.host.read_bytes(self.path)
 
-    def _now(self, path: str) -> Optional[bytes]:
-        """System file `path` now; None when it does not exist."""
-        real = self.host.sys_path(path)
-        return self.host.read_bytes(real) if self.host.exists(real) \
-            else None
-
     def _shown(self, path: str) -> str:
         return self.host.where(self.host.sys_path(path))
 
@@ -125,7 +119,7 @@ class Transaction:
 
     def _state_of(self, rec: FileRecord) -> str:
         """old, new or neither, by checksum (absent counts as its side)."""
-        cur = _sha(self._now(rec.path))
+        cur = _sha(self.platform.read(rec.path))
         if cur == rec.old_sha256:
             return "old"
         if cur == rec.new_sha256:
@@ -146,7 +140,7 @@ class Transaction:
             bad = [r for r, s in zip(records, states)
                    if s == "neither" and not r.volatile]
             if bad:
-                cur = _sha(self._now(bad[0].path)) or "absent"
+                cur = _sha(self.platform.read(bad[0].path)) or "absent"
                 raise RefusedError("recover", self._shown(bad[0].path),
                                    "transaction %s was interrupted and "
                                    "%s matches neither its old nor its new "
@@ -283,7 +277,7 @@ class Transaction:
         symlink, a directory or a read-only place is a refusal with
         nothing to undo)."""
         for f in files:
-            if _sha(self._now(f.path)) != _sha(f.old):
+            if _sha(self.platform.read(f.path)) != _sha(f.old):
                 raise RefusedError(action, self._shown(f.path), "it changed "
                                    "since this change was prepared")
         for step in steps:

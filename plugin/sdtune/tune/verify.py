@@ -153,11 +153,14 @@ def verify_disk(conf: ConfFile, disk: Disk, flavour: str,
         return DiskState(disk.name, disk.key, "not an sd disk",
                          ["attached by %s: sd.conf has no effect on it"
                           % disk.driver])
-    state = _kernel_state(conf, disk, flavour, failed)
-    if elsewhere is None or state.state == "unknown":
-        return state
+    why = _unread(disk, failed or {})
+    if why:
+        return DiskState(disk.name, disk.key, "unknown", why)
     ident = Identity.of_inquiry(disk.vid, disk.pid, disk.firmware)
     ev = evaluate(conf, ident, flavour)
+    state = _kernel_state(ev, disk, flavour)
+    if elsewhere is None:
+        return state
     if elsewhere.next_newer and elsewhere.next_conf is not None:
         nxt = evaluate(elsewhere.next_conf, ident, flavour)
         if _values(nxt) != _values(ev):
@@ -193,15 +196,10 @@ def _lost_at_reboot(ev: Evaluation, ident: Identity, flavour: str,
         elsewhere.next_where, _differences(ev, nxt))
 
 
-def _kernel_state(conf: ConfFile, disk: Disk, flavour: str,
-                  failed: Optional[Mapping[str, str]]) -> DiskState:
-    """applied, pending reboot, not matched, ignored by sd or unknown:
-    the kernel against the effective sd.conf."""
-    why = _unread(disk, failed or {})
-    if why:
-        return DiskState(disk.name, disk.key, "unknown", why)
-    ident = Identity.of_inquiry(disk.vid, disk.pid, disk.firmware)
-    ev = evaluate(conf, ident, flavour)
+def _kernel_state(ev: Evaluation, disk: Disk, flavour: str) -> DiskState:
+    """applied, pending reboot, not matched or ignored by sd: the
+    kernel's values against `ev`, the effective sd.conf's for the disk
+    (whose values were read)."""
     ignored, pending = [], []
     asked: Dict[str, str] = {}
     for effect in ev.matched:
