@@ -50,10 +50,14 @@
  * a fresh area, say) never changes what the write arms write: some
  * drives compress or skip zeros.
  *
- * Stopping.  After the last round ("rounds"); after a reported round that
- * ends more than --time seconds after the first reported round began,
- * when rounds remain ("time"); at once on an I/O or flush error
- * ("error", exit 3), with only the rounds completed before it listed.
+ * Stopping.  After the last round ("rounds"); before a reported round
+ * whose start would be more than --time seconds after the first reported
+ * round began ("time"); at once on an I/O or flush error ("error", exit
+ * 3), with only the rounds completed before it listed.  --time is decided
+ * on the one clock reading that also stamps the round's start, so every
+ * listed round has start_ns <= --time however the process is scheduled,
+ * and the reading that stops the run is its elapsed_ns (> --time).  The
+ * first reported round always runs, so a run has at least one.
  */
 
 #include "sdio.h"
@@ -580,10 +584,20 @@ paired_run(prun_t *pr)
 	for (r = 0; r < total; r++) {
 		/* Warm-up rounds draw orders too: one stream per seed. */
 		shuffle(order, n, &rng);
+		/*
+		 * One reading both stamps the round and decides --time: a
+		 * second reading for the stamp could fall past the bound if
+		 * the process were descheduled between the two.
+		 */
 		rstart = sdio_now();
 		if (r == o->po_warmup) {
 			pr->pr_t0 = rstart;
 			pr->pr_started = 1;
+		} else if (r > o->po_warmup && time_ns > 0 &&
+		    rstart - pr->pr_t0 > time_ns) {
+			pr->pr_last = rstart;
+			pr->pr_stopped = "time";
+			return;
 		}
 		idx = r - o->po_warmup;
 		row = r >= o->po_warmup ? &pr->pr_slices[(size_t)idx * n] :
@@ -603,11 +617,6 @@ paired_run(prun_t *pr)
 		for (k = 0; k < n; k++)
 			o->po_arms[k].a_ios += row[k].s_ios;
 		pr->pr_nrounds++;
-		if (time_ns > 0 && r + 1 < total &&
-		    pr->pr_last - pr->pr_t0 > time_ns) {
-			pr->pr_stopped = "time";
-			return;
-		}
 	}
 }
 

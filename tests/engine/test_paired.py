@@ -227,17 +227,48 @@ def test_null_same_seed_same_orders(sdio, narms):
     assert len(set(orders(one))) > 1
 
 
+def check_time_bound(doc, bound_ns):
+    """The --time rule: a reported round starts only if its start_ns is
+    within the bound; the first clock reading past it stops the run and
+    is its elapsed_ns.  Both are one reading in the engine, so no
+    preemption can break either."""
+    check_doc(doc)
+    assert doc["stopped"] == "time"
+    assert len(doc["rounds"]) >= 1
+    for rnd in doc["rounds"]:
+        assert rnd["start_ns"] <= bound_ns, (rnd["start_ns"], bound_ns)
+    assert doc["elapsed_ns"] > bound_ns
+
+
 def test_null_time_bound_stops_early(sdio):
     doc = run_json(sdio, *NULL3, "--rounds", 10000, "--slice", 0.002,
                    "--time", 0.05, "x")
-    check_doc(doc)
-    assert doc["stopped"] == "time"
+    check_time_bound(doc, 50_000_000)
     assert doc["options"]["time_s"] == 0.05
-    assert 1 <= len(doc["rounds"]) < 100
-    assert 50_000_000 < doc["elapsed_ns"] < 5_000_000_000
-    # Stopped after the first round that passed the bound.
-    last = doc["rounds"][-1]
-    assert last["start_ns"] <= 50_000_000
+    # A round lasts at least its 3 slices of 2 ms, and every round
+    # starts within the bound: at most 1 + 50 // 6 rounds, whatever
+    # the load.
+    assert len(doc["rounds"]) <= 1 + 50 // 6
+
+
+def test_null_time_bound_below_one_round(sdio):
+    # The first reported round always runs; warm-up rounds do not count
+    # against the bound, which starts with the first reported round.
+    doc = run_json(sdio, *NULL3, "--rounds", 5, "--warmup-rounds", 3,
+                   "--slice", 0.001, "--time", 1e-9, "x")
+    check_time_bound(doc, 1)
+    assert len(doc["rounds"]) == 1
+    assert [a["ios"] for a in doc["arms"]] == \
+        [s["ios"] for s in doc["rounds"][0]["slices"]]
+
+
+def test_null_time_bound_needs_a_round_left(sdio):
+    # Past the bound with no round left to skip, the run ran all its
+    # rounds: "rounds", not "time".
+    doc = run_json(sdio, *NULL3, "--rounds", 1, "--slice", 0.001,
+                   "--time", 1e-9, "x")
+    check_doc(doc)
+    assert doc["stopped"] == "rounds" and len(doc["rounds"]) == 1
 
 
 @pytest.mark.parametrize("zero", ["0", "0.0"])

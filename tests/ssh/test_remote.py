@@ -291,3 +291,27 @@ def test_trace_runs_dtrace_there_with_the_scripts_beside_the_engine(
     assert json.loads(proc.stdout)["devices"][0]["rmw_writes"] == 121
     assert (tmp_path / "args.txt").read_text().splitlines() == [
         "-s", os.path.join(REPO, "dtrace", "sdtune-align.d"), "sd3", "5"]
+
+
+def test_two_files_certified_at_once_over_ssh(tmp_path, sshd):
+    """A shelf over SSH: each drive's engine runs through a session of
+    its own (SshHost.worker), and both verdicts come back with the other
+    drive beside them."""
+    app = Appliance.build("small-nexenta", str(tmp_path / "app"))
+    targets = []
+    for name in ("a", "b"):
+        path = str(tmp_path / ("scratch-" + name))
+        with open(path, "wb") as f:
+            f.truncate(96 << 20)
+        targets.append(path)
+    config = remote_config(app, sshd)
+    with open(config, "a") as f:
+        f.write("\n[certify]\nphases = sector\nmax_rounds = 12\n")
+    proc = app.sdtune("--host", sshd.alias, "certify", *targets,
+                      "--confirm", *targets, "-o", "json", config=config)
+    assert proc.returncode == 0, proc.stderr
+    results = json.loads(proc.stdout)["results"]
+    assert [r["target"] for r in results] == targets
+    for r in results:
+        assert r["evidence"]["crowd"]["drives_beside"] == 1
+        assert r["evidence"]["crowd"]["solo_probe"]["intervals"] > 0

@@ -203,6 +203,40 @@ def test_data_at_rest_key_holds_even_with_no_disk_present():
     assert "data at rest only" in h.reason and p.changes == []
 
 
+# ------------------------------------------------------------ suspects
+
+def measured(serial, native, when):
+    """A record as certify makes it (source sdio), with a reason."""
+    rec = record(serial, native=native, when=when)
+    rec.source, rec.sector_reason = "sdio", "read-modify-write below it"
+    return rec
+
+
+def test_plan_uses_the_consensus_and_names_the_suspect_unit():
+    disks = [disk("c1t%dd0" % i, G8, "S%d" % i) for i in range(1, 7)]
+    recs = [measured("S%d" % i, 4096, float(i)) for i in range(1, 6)] + \
+        [measured("S6", 8192, 6.0)]
+    p = plan(disks, recs)
+    assert held(p, "physical-block-size") == []
+    (change,) = p.changes
+    assert change.set == {"physical-block-size": "4096"}
+    (why,) = change.why
+    assert why.evidence == (
+        "read-modify-write below it (consensus of 5 units; suspect unit S6 "
+        "left out: native sector 8192 B where 5 siblings measured 4096 B)")
+    assert "suspect unit S6 left out" in render_plan(p)
+
+
+def test_plan_without_a_consensus_holds_as_before():
+    disks = [disk("c1t%dd0" % i, G8, "S%d" % i) for i in range(1, 5)]
+    recs = [measured("S1", 4096, 1.0), measured("S2", 4096, 2.0),
+            measured("S3", 8192, 3.0), measured("S4", 8192, 4.0)]
+    p = plan(disks, recs)
+    assert p.changes == []
+    (h,) = held(p, "physical-block-size")
+    assert "suspect" not in h.reason and "S3" in h.reason
+
+
 # ------------------------------------------------------------ non-sd
 
 def test_disk_outside_sd_gets_nothing_and_the_reason():

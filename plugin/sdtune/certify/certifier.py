@@ -18,7 +18,7 @@ import posixpath
 import re
 import stat as statmod
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, List, Optional, Tuple
 
 from ..errors import (EXIT_FAILED, ParseError, RefusedError, SdtuneError,
@@ -33,10 +33,11 @@ from .importers import Imported, classify, read_benchmark
 from .recommend import recommend
 from .records import CertRecord, QueueDepth
 from .reports import StepResult
-from .runner import Progress, run_paired, run_steps
-from .workload import (MIN_REGION_BYTES, CertifySettings, build_plan,
-                       logical_block_problem, region_for)
-from .verdict import (CacheVerdict, QueueVerdict, SectorVerdict,
+from .runner import (Progress, ProgressEvent, run_paired, run_step,
+                     run_steps)
+from .workload import (MIN_REGION_BYTES, CertifySettings, Step,
+                       build_plan, logical_block_problem, region_for)
+from .verdict import (CONFIDENT, CacheVerdict, QueueVerdict, SectorVerdict,
                       decide_cache, decide_queue_depth, decide_sector,
                       flush_timing)
 
@@ -172,47 +173,133 @@ def measure_region(host: Host, target: Target, evidence: DeviceEvidence,
     return {"bytes": region, "device_bytes": size, "size_from": source}
 
 
+class Certification:
+    """One target measured phase by phase (destroying its data), and the
+    record its verdicts make.  A phase may be measured again (a shelf
+    re-runs a phase measured while the host was the bottleneck): the new
+    measurement replaces the old.  ``progress`` is told of every look and
+    step."""
+
+    def __init__(self, host: Host, target: Target, timing: CertifySettings,
+                 trust_timing: bool, logical_override: Optional[int],
+                 progress: Optional[Progress] = None) -> None:
+        self.host, self.target, self.timing = host, target, timing
+        self.trust_timing = trust_timing
+        self.progress = progress
+        self.evidence = query_evidence(host, target.device)
+        disk = target.disk
+        self.logical = logical_override or (
+            disk.logical_block_bytes if disk else None) or \
+            self.evidence.logical_block or 512
+        self.region = measure_region(host, target, self.evidence, timing)
+        self.plan = build_plan(self.logical, timing.phases)
+        self.suppressed = bool(disk and disk.sd.suppress_cache_flush)
+        self.sector: Optional[SectorVerdict] = None
+        self.cache_costs: Optional[Costs] = None
+        self.qd_steps: List[StepResult] = []
+        self.phases: Dict[str, dict] = {}
+
+    def phase_names(self) -> List[str]:
+        """The phases this target is measured in, in order.  Flush
+        timing means nothing where sd already suppresses flushes."""
+        names = []
+        if self.plan.sector:
+            names.append("sector")
+        if self.plan.cache and not self.suppressed:
+            names.append("cache")
+        if self.plan.qd:
+            names.append("qd")
+        return names
+
+    def run_phase(self, name: str) -> None:
+        """Measure phase ``name`` (again)."""
+        host, dev, label = self.host, self.target.device, self.target.arg
+        nbytes = self.region["bytes"]
+        if name == "sector":
+            costs = run_paired(host, dev, label, self.plan.sector,
+                               self.timing, nbytes,
+                               lambda c: decide_sector(c).confidence,
+                               self.progress)
+            self.sector = decide_sector(costs)
+            self.phases["sector"] = costs.progress()
+        elif name == "cache":
+            self.cache_costs = run_paired(host, dev, label, self.plan.cache,
+                                          self.timing, nbytes,
+                                          _flush_confidence, self.progress)
+            self.phases["cache"] = self.cache_costs.progress()
+        else:
+            t0 = host.monotonic_ns()
+            self.qd_steps = run_steps(host, dev, label, self.plan.qd,
+                                      self.timing, nbytes, self.progress)
+            self.phases["qd"] = {"steps": len(self.plan.qd),
+                                 "seconds": round(
+                                     (host.monotonic_ns() - t0) / 1e9, 2)}
+
+    def decided(self, name: str) -> bool:
+        """Whether phase ``name`` has a verdict that load cannot have
+        made: a sector or cache verdict reached with confidence (its
+        arms were measured in the same rounds, so load that slows all of
+        them alike only lowers the confidence).  The queue-depth knee
+        never is: a host that cannot keep up flattens the IOPS curve as
+        a drive's own limit does."""
+        if name == "sector":
+            return self.sector is not None and \
+                self.sector.native is not None and \
+                self.sector.confidence >= CONFIDENT
+        if name == "cache":
+            return self._cache().cache != "inconclusive"
+        return False
+
+    def _cache(self) -> CacheVerdict:
+        return decide_cache(self.cache_costs, self.evidence.nv_sup,
+                            self.evidence.wce, self.suppressed,
+                            self.trust_timing)
+
+    def probe(self) -> StepResult:
+        """A short run of QD1 random writes of one page (PROBE_S): the
+        per-I/O cost a shelf compares alone and in the crowd."""
+        step = Step("probe", "probe", max(4096, self.logical),
+                    pattern="rand", qd=1, rw="write")
+        timing = replace(self.timing, step_max_s=PROBE_S,
+                         interval_s=PROBE_S / PROBE_INTERVALS,
+                         min_intervals=PROBE_INTERVALS - 1,
+                         warmup_intervals=1)
+        res = run_step(self.host, self.target.device, self.target.arg,
+                       step, timing, self.region["bytes"])
+        if self.progress is not None:
+            self.progress(ProgressEvent("probe", "probe", res.iops, None))
+        return res
+
+    def record(self) -> CertRecord:
+        """The verdicts of the phases measured, as the record to store."""
+        cache = self._cache()
+        queue = decide_queue_depth(self.qd_steps,
+                                   self.timing.warmup_intervals,
+                                   transport_of(self.target.disk))
+        rec = build_record(self.target, self.target.disk, self.evidence,
+                           self.sector, cache, queue, self.logical,
+                           self.host.now())
+        rec.evidence["region"] = self.region
+        rec.evidence["phases"] = self.phases
+        return rec
+
+
+# The solo and crowd probe of a shelf (Certification.probe): long enough
+# for ten interval means, short beside a phase.
+PROBE_S = 0.6
+PROBE_INTERVALS = 10
+
+
 def certify_one(host: Host, target: Target, timing: CertifySettings,
                 trust_timing: bool, logical_override: Optional[int],
                 progress: Optional[Progress] = None) -> CertRecord:
     """Measure one target (destroying its data) and decide; the record,
-    not yet stored.  ``progress`` is told of every look and step."""
-    evidence = query_evidence(host, target.device)
-    disk = target.disk
-    logical = logical_override or (disk.logical_block_bytes if disk else
-                                   None) or evidence.logical_block or 512
-    region = measure_region(host, target, evidence, timing)
-    plan = build_plan(logical, timing.phases)
-    suppressed = bool(disk and disk.sd.suppress_cache_flush)
-    dev, label, nbytes = target.device, target.arg, region["bytes"]
-    sector = cache_costs = None
-    phases: Dict[str, dict] = {}
-    if plan.sector:
-        sector_costs = run_paired(host, dev, label, plan.sector, timing,
-                                  nbytes,
-                                  lambda c: decide_sector(c).confidence,
-                                  progress)
-        sector = decide_sector(sector_costs)
-        phases["sector"] = sector_costs.progress()
-    # Flush timing means nothing where sd already suppresses flushes.
-    if plan.cache and not suppressed:
-        cache_costs = run_paired(host, dev, label, plan.cache, timing,
-                                 nbytes, _flush_confidence, progress)
-        phases["cache"] = cache_costs.progress()
-    cache = decide_cache(cache_costs, evidence.nv_sup, evidence.wce,
-                         suppressed, trust_timing)
-    t0 = host.monotonic_ns()
-    queue = decide_queue_depth(
-        run_steps(host, dev, label, plan.qd, timing, nbytes, progress),
-        timing.warmup_intervals, transport_of(disk))
-    if plan.qd:
-        phases["qd"] = {"steps": len(plan.qd), "seconds": round(
-            (host.monotonic_ns() - t0) / 1e9, 2)}
-    rec = build_record(target, disk, evidence, sector, cache, queue,
-                       logical, host.now())
-    rec.evidence["region"] = region
-    rec.evidence["phases"] = phases
-    return rec
+    not yet stored."""
+    cert = Certification(host, target, timing, trust_timing,
+                         logical_override, progress)
+    for name in cert.phase_names():
+        cert.run_phase(name)
+    return cert.record()
 
 
 def _flush_confidence(costs: Costs) -> float:

@@ -9,6 +9,7 @@ the offset: no verdict is ever made from a failing drive.  Runs sdio
 through the host.
 """
 
+from dataclasses import dataclass
 from typing import Callable, List, Optional
 
 from ..errors import SdtuneError
@@ -16,11 +17,21 @@ from ..host import Host
 from .costs import PairedCosts, Shape
 from .reports import (IOFailure, PairedResult, StepResult, parse_paired,
                       parse_sdio)
+from .verdict import CONFIDENT
 from .workload import Arm, Step, CertifySettings, paired_args
 
-# (phase, what was measured, rounds or IOPS so far, the verdict's
-# confidence or None): what a progress line shows.
-Progress = Callable[[str, str, float, Optional[float]], None]
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    """What a progress line shows after each look and step."""
+
+    phase: str                  # sector, cache, qd, probe
+    what: str                   # "24 rounds", a step's name
+    iops: Optional[float]       # of the last run, None when unknown
+    confidence: Optional[float]     # of the phase's verdict so far
+
+
+Progress = Callable[[ProgressEvent], None]
 
 
 def _sdio(host: Host, args: List[str], label: str, what: str,
@@ -78,9 +89,13 @@ def run_paired(host: Host, target: str, label: str, arms: List[Arm],
                             measured.ios, measured.elapsed_ns, index + 1)
         conf = decided(costs)
         if progress is not None:
-            progress(phase, "%d rounds" % len(measured.rounds),
-                     len(measured.rounds), conf)
-        if conf >= 0.95 or measured.elapsed_ns >= timing.paired_max_s * 1e9:
+            seconds = measured.elapsed_ns / 1e9
+            progress(ProgressEvent(
+                phase, "%d rounds" % len(measured.rounds),
+                sum(measured.ios.values()) / seconds if seconds > 0
+                else None, conf))
+        if conf >= CONFIDENT or \
+                measured.elapsed_ns >= timing.paired_max_s * 1e9:
             break
     return costs
 
@@ -93,5 +108,5 @@ def run_steps(host: Host, target: str, label: str, steps: List[Step],
         res = run_step(host, target, label, step, timing, region)
         out.append(res)
         if progress is not None:
-            progress(step.phase, step.name, res.iops, None)
+            progress(ProgressEvent(step.phase, step.name, res.iops, None))
     return out

@@ -173,5 +173,18 @@ class Host(abc.ABC):
         from .. import layout
         return layout.dtrace_dir()
 
+    def worker(self) -> "Host":
+        """A host for one more thread of work beside the others (a shelf
+        of drives certified at once): this host itself where calls from
+        several threads are independent, as on this machine."""
+        return self
+
+    def stop_commands(self) -> List[int]:
+        """Kill, by PID, every command that run() started and that is
+        still running, here and in every worker(), and refuse to start
+        another: the host is being torn down (Ctrl-C, SIGTERM).  The
+        PIDs signalled."""
+        return []
+
     def close(self) -> None:
         """End what the host holds open (a connection); idempotent."""

@@ -14,11 +14,13 @@ import os
 import pwd
 import secrets
 import stat as statmod
+import signal
 import subprocess
+import threading
 import time
 from types import MappingProxyType
-from typing import (Callable, Iterator, List, Mapping, Optional, Sequence,
-                    Set, Tuple)
+from typing import (Callable, Dict, Iterator, List, Mapping, Optional,
+                    Sequence, Set, Tuple)
 
 from sdtune.errors import EXIT_REFUSED, HostError, LockedError
 
@@ -101,6 +103,11 @@ class RealHost(Host):
         self.commands = dict(commands)
         self.libraries = dict(libraries)
         self.timeout_s = timeout_s
+        # The commands run() has started and not yet reaped, by PID, so
+        # that stop_commands() can end them from another thread.
+        self._running: Dict[int, subprocess.Popen] = {}
+        self._running_lock = threading.Lock()
+        self._stopping = False
 
     # -- paths and reading ------------------------------------------------
 
@@ -332,14 +339,20 @@ class RealHost(Host):
         argv = [path, *args]
         timeout = self.timeout_s if timeout_s is None else timeout_s
         start = time.monotonic_ns()
-        try:
-            proc = subprocess.Popen(
-                argv, stdin=subprocess.DEVNULL if stdin is None else
-                subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, env=dict(COMMAND_ENV), cwd="/",
-                close_fds=True)
-        except OSError as e:
-            raise HostError("run", path, os_reason(e)) from e
+        # Started and registered under the lock that stop_commands()
+        # holds: no command can start unseen after the stop.
+        with self._running_lock:
+            if self._stopping:
+                raise HostError("run", path, "sdtune is stopping")
+            try:
+                proc = subprocess.Popen(
+                    argv, stdin=subprocess.DEVNULL if stdin is None else
+                    subprocess.PIPE, stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE, env=dict(COMMAND_ENV),
+                    cwd="/", close_fds=True)
+            except OSError as e:
+                raise HostError("run", path, os_reason(e)) from e
+            self._running[proc.pid] = proc
         try:
             # EPIPE on the child's stdin (it exited without reading) is
             # ignored here: its exit status and stderr tell what failed.
@@ -362,6 +375,8 @@ class RealHost(Host):
             proc.wait()
             raise
         finally:
+            with self._running_lock:
+                self._running.pop(proc.pid, None)
             for stream in (proc.stdin, proc.stdout, proc.stderr):
                 if stream is not None:
                     stream.close()
@@ -370,6 +385,19 @@ class RealHost(Host):
             stdout=out.decode("utf-8", errors="replace"),
             stderr=err.decode("utf-8", errors="replace"),
             elapsed_ns=time.monotonic_ns() - start)
+
+    def stop_commands(self) -> List[int]:
+        with self._running_lock:
+            self._stopping = True
+            killed = []
+            for pid, proc in self._running.items():
+                # Not yet reaped (its thread is still in run()), so the
+                # PID is still this child's.
+                if proc.returncode is None:
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, signal.SIGKILL)
+                        killed.append(pid)
+            return killed
 
     def user(self) -> str:
         return operator()

@@ -82,6 +82,9 @@ class SshHost(Host):
         self._broken: Optional[HostError] = None
         self._euid = -1
         self._unread = 0
+        # Sessions of worker(): one request stream cannot carry the
+        # engines of several drives at once.
+        self._workers: List["SshHost"] = []
 
     # -- the session --------------------------------------------------------
 
@@ -244,7 +247,34 @@ class SshHost(Host):
             with contextlib.suppress(OSError):
                 stream.close()  # type: ignore[union-attr]
 
+    def worker(self) -> "SshHost":
+        """A second session to the same appliance, with the same
+        settings, closed with this one."""
+        other = SshHost(self.dest, self.root, self.commands, self.ssh,
+                        self.ssh_options, self.timeout_s,
+                        self.connect_timeout_s, self.libraries)
+        self._workers.append(other)
+        return other
+
+    def stop_commands(self) -> List[int]:
+        """End the worker sessions by killing their ssh processes: the
+        engine there then kills the command it runs (sdio serve's
+        SIGHUP/SIGTERM handler) or, at the latest, stops when that
+        command's own time bound ends.  The ssh PIDs."""
+        killed = []
+        for other in self._workers:
+            proc = other._proc
+            if proc is not None and proc.poll() is None:
+                with contextlib.suppress(OSError):
+                    proc.kill()
+                    killed.append(proc.pid)
+            other._broken = HostError("reach", other.dest,
+                                      "sdtune is stopping")
+        return killed
+
     def close(self) -> None:
+        for other in self._workers:
+            other.close()
         if self._proc is not None and self._broken is None:
             with contextlib.suppress(HostError):
                 self._exchange([wire.encode("bye", [])], 10.0, "bye")

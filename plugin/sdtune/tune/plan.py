@@ -3,8 +3,11 @@ model key, with the reason for every tunable.
 
 Sources, strongest first: certification records (sdtune certify/infer),
 then the known-drives table.  Each proposal is merged into the existing
-pair for its key (sdconf.edit keeps every unrelated byte).  Refused or
-held back, each with the reason in the plan:
+pair for its key (sdconf.edit keeps every unrelated byte).  The records
+of a suspect unit, one whose numbers stand out among three or more
+units of its key (certify/crosscheck.py), are left out, and the reasons
+of the key's proposals name it.  Refused or held back, each with the
+reason in the plan:
 
 * a physical-block-size above 512 for a model that sits in, or stands by
   as a spare for, a top-level vdev with ashift 9: `zpool replace` and
@@ -36,6 +39,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
+from ..certify.crosscheck import Suspect, consensus
 from ..certify.records import CertRecord
 from ..errors import RefusedError, SdtuneError
 from ..host import Host
@@ -321,7 +325,10 @@ def make_plan(text: str, sd_conf: str, flavour: str, inv: Inventory,
               options: Overrides, now: float) -> Plan:
     base = sha256(text.encode("latin-1"))
     plan = Plan(sd_conf, flavour, base, text, "", created=now)
-    by_key = latest_by_serial(records)
+    # A unit whose numbers stand out among the units of its key is left
+    # out: the model's consensus, not the outlier, becomes the pair.
+    used, suspects = consensus(records)
+    by_key = latest_by_serial(used)
     present: Dict[str, List[Disk]] = {}
     for d in inv.disks:
         if d.driver != "sd":
@@ -341,6 +348,10 @@ def make_plan(text: str, sd_conf: str, flavour: str, inv: Inventory,
         disks = present.get(key, [])
         members = key_members(key, disks, by_key.get(key, []), table)
         props, disputed = _key_proposals(key, members, options, plan)
+        left_out = [s for s in suspects if s.key == key]
+        if left_out:
+            props = [_with_consensus(p, len(by_key.get(key, [])), left_out)
+                     for p in props]
         if disputed:
             disputed_keys.add(key)
         if not props:
@@ -372,6 +383,21 @@ def make_plan(text: str, sd_conf: str, flavour: str, inv: Inventory,
     plan.new_text = new_text
     plan.diff = unified_diff(text, new_text, sd_conf, sd_conf + " (planned)")
     return plan
+
+
+def _with_consensus(p: Proposal, units: int,
+                    left_out: List[Suspect]) -> Proposal:
+    """A certification's proposal, its reason naming the suspect units
+    that were left out of the key's records (crosscheck.consensus)."""
+    if not p.source.startswith("certification"):
+        return p
+    note = "consensus of %d unit%s; %s" % (
+        units, "" if units == 1 else "s", "; ".join(
+            "suspect unit %s left out: %s" % (s.serial, "; ".join(s.reasons))
+            for s in left_out))
+    evidence = "%s (%s)" % (p.evidence, note) if p.evidence else note
+    return Proposal(p.tunable, p.value, p.source, p.confidence, evidence,
+                    p.nv_evidence)
 
 
 def _merge(text: str, key: str, settings: List[Setting], flavour: str,
