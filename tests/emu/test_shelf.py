@@ -79,8 +79,10 @@ def test_six_units_one_odd_flagged_and_left_out_of_the_plan():
             not suspects["SHELF%02d" % i] for i in range(5))
         for r in results:
             crowd = r["evidence"]["crowd"]
-            # All six started together: each saw the five others.
-            assert crowd["drives_beside"] == 5, crowd
+            # All six started together: each saw the five others (unless
+            # a loaded host set the pace and a phase was measured again
+            # with fewer).
+            assert crowd["drives_beside"] == 5 or crowd["reruns"], crowd
             assert crowd["solo_probe"]["intervals"] >= 5, crowd
             assert crowd["probes"], crowd
 

@@ -312,6 +312,10 @@ def test_two_files_certified_at_once_over_ssh(tmp_path, sshd):
     assert proc.returncode == 0, proc.stderr
     results = json.loads(proc.stdout)["results"]
     assert [r["target"] for r in results] == targets
-    for r in results:
-        assert r["evidence"]["crowd"]["drives_beside"] == 1
-        assert r["evidence"]["crowd"]["solo_probe"]["intervals"] > 0
+    crowds = [r["evidence"]["crowd"] for r in results]
+    for crowd in crowds:
+        assert crowd["solo_probe"]["intervals"] > 0
+        # Beside the other drive, unless the host (a loaded machine) set
+        # the pace and the phase was measured again alone.
+        assert crowd["drives_beside"] == 1 or crowd["reruns"], crowd
+    assert any(p["drives_beside"] == 1 for c in crowds for p in c["probes"])
