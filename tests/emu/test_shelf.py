@@ -128,7 +128,8 @@ def test_host_bottleneck_reported_and_no_verdict_wrong(cpu_hogs):
         check_verdicts(shelf, results, allow_inconclusive=True)
         slowed = [r for res in results
                   for r in res["evidence"]["crowd"]["slowed"]]
-        assert slowed and all(r["slowdown"] > r["limit"] for r in slowed)
+        # Both rounded to 0.01 in the record: equal there is still over.
+        assert slowed and all(r["slowdown"] >= r["limit"] for r in slowed)
         for res in results:
             crowd = res["evidence"]["crowd"]
             # A knee measured while the host set the pace is measured
