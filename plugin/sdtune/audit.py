@@ -142,8 +142,7 @@ class Auditor:
             if rec.key or rec.serial:
                 # A record without a key is of a disk sd does not attach
                 # (NVMe): found by its serial alone.
-                self.by_serial[(rec.key or "",
-                                (rec.serial or "").strip())] = rec
+                self.by_serial[(rec.key or "", rec.unit_serial)] = rec
         self.records = latest_by_serial(recs)
         self.known: Dict[str, List[KnownDrive]] = {}
         for d in inv.disks:

@@ -48,13 +48,9 @@ class Suspect:
     reasons: Tuple[str, ...]
 
 
-def _serial(rec: CertRecord) -> str:
-    return (rec.serial or "").strip()
-
-
 def _compared(records: Sequence[CertRecord]) -> Dict[str, List[CertRecord]]:
     """Key -> the latest record of each unit sdio measured."""
-    return latest_by_serial([r for r in records if r.key and _serial(r)
+    return latest_by_serial([r for r in records if r.key and r.unit_serial
                              and r.source == MEASURED_BY])
 
 
@@ -91,7 +87,7 @@ def _odd_verdicts(units: List[CertRecord],
     """(majority value, serial -> reason) for the units whose conclusive
     verdict differs from that of a strict majority of the conclusive
     ones."""
-    values = {_serial(r): verdict(r) for r in units}
+    values = {r.unit_serial: verdict(r) for r in units}
     conclusive = [v for v in values.values() if v is not None]
     found = _majority(conclusive)
     if found is None:
@@ -176,7 +172,7 @@ def _slow_units(units: List[CertRecord], native: Optional[int]
         for r in units:
             value = figure(r, native or DEFAULT_ARM_BYTES)
             if value is not None:
-                found[_serial(r)] = value
+                found[r.unit_serial] = value
         # Earlier figures win ties: they are the better measurement.
         if len(found) > len(best):
             best = found
@@ -204,7 +200,7 @@ def _check_key(key: str, units: List[CertRecord]) -> List[Suspect]:
     slow = _slow_units(units, native)
     out = []
     for r in units:
-        serial = _serial(r)
+        serial = r.unit_serial
         reasons = tuple(found[serial] for found in (odd_sector, odd_cache,
                                                     slow)
                         if serial in found)
@@ -236,7 +232,7 @@ def consensus(records: Sequence[CertRecord]
         if len(suspect_list) < len(compared[key]):
             left_out += suspect_list
     gone: Set[Tuple[str, str]] = {(s.key, s.serial) for s in left_out}
-    used = [r for r in records if (r.key, _serial(r)) not in gone]
+    used = [r for r in records if (r.key, r.unit_serial) not in gone]
     return used, left_out
 
 

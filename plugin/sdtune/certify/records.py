@@ -293,6 +293,13 @@ class CertRecord:
     model: Optional[str] = None
 
     @property
+    def unit_serial(self) -> str:
+        """The serial the unit is known by wherever records are matched
+        to units and to disks: without surrounding blanks (INQUIRY pads
+        it); "" when the record has none."""
+        return (self.serial or "").strip()
+
+    @property
     def nv_sup(self) -> Optional[bool]:
         """The drive's NV_SUP bit (a non-volatile cache), None when
         unknown."""

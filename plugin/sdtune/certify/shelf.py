@@ -177,7 +177,6 @@ class Shelf:
         self._lock = threading.Lock()
         self._active: List[DriveState] = []
         self._stopping = threading.Event()
-        self._hosts: Dict[int, Host] = {}
         self._threads: List[threading.Thread] = []
 
     # -- what the caller sees ---------------------------------------------
@@ -205,16 +204,18 @@ class Shelf:
             compare = self.jobs > 1
             for drive in self.drives:
                 self._begin(drive, solo_probe=compare)
-            pending = {d.index: None for d in self.drives
-                       if d.state != "failed"}
+            # Drive -> the phases to measure (None: all of them).
+            pending: Dict[int, Optional[List[str]]] = {
+                d.index: None for d in self.drives if d.state != "failed"}
             jobs = self.jobs
             while pending:
                 compare = jobs > 1 and len(pending) > 1
                 self._pass([self.drives[i] for i in pending], pending,
                            jobs, compare)
-                again = {d.index: list(d.affected) for d in self.drives
-                         if d.index in pending and d.affected and
-                         d.state != "failed"}
+                again: Dict[int, Optional[List[str]]] = {
+                    d.index: list(d.affected) for d in self.drives
+                    if d.index in pending and d.affected and
+                    d.state != "failed"}
                 if not again:
                     break
                 reruns = [(self.drives[i].target.arg, r) for i in again
@@ -235,7 +236,6 @@ class Shelf:
         # A host of its own only where drives run side by side (over SSH,
         # a session of its own).
         host = self.host.worker() if self.jobs > 1 else self.host
-        self._hosts[drive.index] = host
         drive.state, drive.phase = "probe", "probe"
         self._tell(drive)
         try:
@@ -252,8 +252,9 @@ class Shelf:
         drive.state, drive.phase, drive.what = "waiting", "", ""
         self._tell(drive)
 
-    def _pass(self, drives: List[DriveState], phases: Dict[int, object],
-              jobs: int, compare: bool) -> None:
+    def _pass(self, drives: List[DriveState],
+              phases: Dict[int, Optional[List[str]]], jobs: int,
+              compare: bool) -> None:
         """One pass: each drive's phases (all of them, or those to
         measure again), ``jobs`` drives at a time."""
         slots = threading.BoundedSemaphore(jobs)
@@ -391,16 +392,13 @@ class Shelf:
 
     # -- stopping -------------------------------------------------------------
 
-    def stop(self) -> List[int]:
-        """Kill every engine process by PID and wait (up to a few
-        seconds) for the workers to see it; the PIDs killed.  A drive
-        not done has no record."""
+    def stop(self) -> None:
+        """Kill every engine process by PID (the host's, and its
+        workers') and wait (up to a few seconds) for the workers to see
+        it.  A drive not done has no record."""
         self._stopping.set()
         stop_ns = self.host.monotonic_ns()
-        killed = self.host.stop_commands()
-        for host in self._hosts.values():
-            if host is not self.host:
-                killed += host.stop_commands()
+        self.host.stop_commands()
         for t in self._threads:
             t.join(3.0)
         for drive in self.drives:
@@ -412,4 +410,3 @@ class Shelf:
                 drive.state = "stopped"
             elif drive.state not in ("done", "failed", "stopped"):
                 drive.state = "stopped"
-        return killed

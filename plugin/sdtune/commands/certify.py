@@ -183,7 +183,7 @@ def _suspects_of_run(host: "Host", state_dir: str,
     if not keys:
         return []
     stored, _ = records.load_checked(host, state_dir)
-    serials = {(r.key, (r.serial or "").strip()) for r in done}
+    serials = {(r.key, r.unit_serial) for r in done}
     suspects = [s for s in cross_check([r for r in stored if r.key in keys])
                 if (s.key, s.serial) in serials]
     text = suspect_lines(suspects)
@@ -233,7 +233,7 @@ def result_rows(recs: List["CertRecord"], suspects: List["Suspect"]
     record of the same unit was not)."""
     from ..tune.members import latest_by_serial
     reasons = {(s.key, s.serial): s.reasons for s in suspects}
-    compared = {id(r): reasons.get((key, (r.serial or "").strip()), ())
+    compared = {id(r): reasons.get((key, r.unit_serial), ())
                 for key, latest in latest_by_serial(recs).items()
                 for r in latest}
     return [ResultRow(r, compared.get(id(r), ())) for r in recs]

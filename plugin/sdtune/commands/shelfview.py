@@ -20,6 +20,9 @@ from ..certify.shelf import DriveState
 from ..report import nicenum
 
 REDRAW_S = 0.25
+# A terminal line: target (padded to the longest), phase, size, elapsed,
+# IOPS, and the verdict or what is being measured.
+ROW = "%-*s %-9s %7s %9s %11s  %s"
 ENDED = ("done", "failed", "stopped")
 
 
@@ -97,7 +100,7 @@ class ShelfView:
             iops = "%.0f IOPS" % drive.iops if drive.iops else ""
         phase = drive.phase if drive.state in ("measuring", "probe") \
             else drive.state
-        return "%-*s %-9s %7s %9s %11s  %s" % (
+        return ROW % (
             self.width, drive.target.arg, phase,
             nicenum(drive.device_bytes), elapsed, iops, what)
 
@@ -107,7 +110,7 @@ class ShelfView:
         if self._drawn:
             # Back to the first line of the block.
             out.append("\x1b[%dA" % self._drawn)
-        header = "%-*s %-9s %7s %9s %11s  %s" % (
+        header = ROW % (
             self.width, "TARGET", "PHASE", "SIZE", "ELAPSED", "IOPS",
             "VERDICT")
         lines = [header] + [self.line(d, now) for d in self.drives]

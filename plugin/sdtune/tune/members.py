@@ -38,8 +38,7 @@ def latest_by_serial(records: List[CertRecord]
     out: Dict[str, Dict[object, CertRecord]] = {}
     for i, rec in enumerate(sorted(records, key=lambda r: r.time)):
         if rec.key:
-            serial = (rec.serial or "").strip()
-            out.setdefault(rec.key, {})[serial or ("#", i)] = rec
+            out.setdefault(rec.key, {})[rec.unit_serial or ("#", i)] = rec
     return {k: sorted(v.values(), key=lambda r: r.time)
             for k, v in out.items()}
 
@@ -159,8 +158,7 @@ def key_members(key: str, disks: List[Disk], recs: List[CertRecord],
     members: List[Member] = []
     covered = set()
     for rec in sorted(recs, key=lambda r: r.time, reverse=True):
-        model = record_model(rec) or by_serial.get((rec.serial or "")
-                                                   .strip())
+        model = record_model(rec) or by_serial.get(rec.unit_serial)
         if model is None and len(models) == 1:
             model = models[0]
         covered.add(model)

@@ -212,7 +212,7 @@ def _not_sd(d: Disk, records: List[CertRecord]) -> NotSd:
         "native sector)" % d.driver
     serial = (d.serial or "").strip()
     recs = [r for r in records if r.key is None and serial and
-            (r.serial or "").strip() == serial]
+            r.unit_serial == serial]
     if recs:
         rec = max(recs, key=lambda r: r.time)
         if rec.native_sector_bytes:
