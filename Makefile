@@ -59,11 +59,12 @@ deps:
 check: deps engine lint test
 
 # The emulated-drive certification tests measure timing; paired rounds
-# make them robust under load, and they run first all the same, so that a
-# failure there is seen early.
+# make them robust under load, and they run first all the same, one at a
+# time, so that a failure there is seen early.  The others run two at a
+# time (pytest-xdist), one per CPU of the 2-CPU CI machine.
 test:
 	$(PYTEST) -q tests/emu
-	$(PYTEST) -q --ignore=tests/emu tests
+	$(PYTEST) -q -n 2 --ignore=tests/emu tests
 
 lint:
 	shellcheck -s ksh bin/sdtune

@@ -8,7 +8,8 @@
 # for the engine and the emulated drives.  openssh-server and
 # openssh-client for the --host tests (tests/ssh runs its own sshd on
 # 127.0.0.1; the system's ssh service is neither started nor left
-# enabled by the install).  Python packages: pytest,
+# enabled by the install).  Python packages: pytest, pytest-xdist (the
+# tests that do not time emulated drives run two at a time),
 # hypothesis, pyflakes and pycodestyle (test-only: the product itself uses
 # the standard library alone).
 set -eu
@@ -178,9 +179,10 @@ if [ -n "$missing" ] || [ "$need_nvpair" = yes ]; then
 fi
 
 PYTHON=${PYTHON:-python3}
-if ! "$PYTHON" -c 'import pytest, hypothesis, pyflakes, pycodestyle' \
+if ! "$PYTHON" -c 'import pytest, xdist, hypothesis, pyflakes, pycodestyle' \
     >/dev/null 2>&1; then
-	echo "tests/deps.sh: installing pytest, hypothesis, pyflakes and" \
-	    "pycodestyle for $PYTHON"
-	"$PYTHON" -m pip install -q pytest hypothesis pyflakes pycodestyle
+	echo "tests/deps.sh: installing pytest, pytest-xdist, hypothesis," \
+	    "pyflakes and pycodestyle for $PYTHON"
+	"$PYTHON" -m pip install -q pytest pytest-xdist hypothesis pyflakes \
+	    pycodestyle
 fi

@@ -17,16 +17,12 @@ from tests.adversarial.support import (INTEL, LAUNCHER, build, config_with,
                                        inject_record, journal_dir,
                                        no_traceback, run, script,
                                        sd_conf_bytes)
+from tests.sim.testing import open_to_others
 
 PLUGIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                       "..", "plugin")
 ENV = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
        "SDTUNE_ZONENAME_CMD": "/nonexistent"}
-
-
-def open_up(tmp_path):
-    for d in (tmp_path.parent.parent, tmp_path.parent, tmp_path):
-        os.chmod(str(d), 0o755)
 
 
 # ---------------------------------------------------------------- U3 / W7
@@ -47,7 +43,7 @@ def test_U3_abbreviated_config_is_a_usage_error(tmp_path, spelling):
 def test_U3_python_refuses_root_commands_whatever_the_launcher(tmp_path):
     """The package itself, run as nobody with the abbreviation the
     launcher does not know: exit 3 before any action."""
-    open_up(tmp_path)
+    open_to_others(tmp_path)
     app = build(tmp_path)
     scratch = tmp_path / "scratch.img"
     scratch.write_bytes(b"\xa5" * 65536)

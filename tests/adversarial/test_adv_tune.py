@@ -17,7 +17,7 @@ from tests.adversarial.support import (INTEL, INTEL_DISK, build, config_with,
                                        mode_of, no_traceback, run,
                                        sd_conf_bytes)
 from tests.sim.appliance import Appliance
-from tests.sim.testing import INTEL as INTEL_SPEC, facts_host
+from tests.sim.testing import INTEL as INTEL_SPEC, facts_host, open_to_others
 
 
 def ashift9_app(tmp_path) -> Appliance:
@@ -217,14 +217,9 @@ def as_nobody(argv, **kw):
                           text=True, check=False, cwd="/", **kw)
 
 
-def open_up(tmp_path):
-    for d in (tmp_path.parent.parent, tmp_path.parent, tmp_path):
-        os.chmod(str(d), 0o755)
-
-
 @pytest.mark.skipif(shutil.which("setpriv") is None, reason="no setpriv")
 def test_D3_ordinary_user_cannot_take_over_a_root_file(tmp_path):
-    open_up(tmp_path)
+    open_to_others(tmp_path)
     edits = tmp_path / "edits"
     edits.mkdir()
     os.chmod(str(edits), 0o777)
@@ -524,7 +519,7 @@ def test_D4_wedged_journal_reads_still_work_and_can_be_accepted(tmp_path):
 
 @pytest.mark.skipif(shutil.which("setpriv") is None, reason="no setpriv")
 def test_W6_ordinary_user_reads_after_a_change(tmp_path):
-    open_up(tmp_path)
+    open_to_others(tmp_path)
     app = applied(tmp_path)
     os.chmod(app.root, 0o755)
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": os.path.join(

@@ -15,6 +15,7 @@ sys.path.insert(0, REPO)
 from tests.adversarial.support import inject_record  # noqa: E402
 from tests.e2e.plans import subset_plans  # noqa: E402
 from tests.sim.appliance import Appliance  # noqa: E402
+from tests.sim.testing import open_to_others  # noqa: E402
 
 INTEL = "ATA     INTEL SSDSC2BA40"
 INTEL_DISK = "c0t55CD2E404C0D8D0Ed0"
@@ -227,8 +228,7 @@ def test_not_root_is_refused_before_anything(app, tmp_path):
     before = sd_conf(app)
     # pytest's temporary directories are private to root: let the
     # ordinary user through to read the appliance (it stays read-only).
-    for d in (tmp_path.parent.parent, tmp_path.parent, tmp_path):
-        os.chmod(str(d), 0o755)
+    open_to_others(tmp_path)
     # The system python: the test's own may live where nobody cannot go.
     env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": "/usr/bin/python3",
            "SDTUNE_ZONENAME_CMD": "/nonexistent"}

@@ -56,7 +56,8 @@ def test_six_units_one_odd_flagged_and_left_out_of_the_plan():
     flagged and left out of the plan's physical-block-size."""
     mix = [("512e", "nonvolatile")] * 5 + [("512n", "nonvolatile")]
     odd = {5: ("512e", "nonvolatile")}
-    with Shelf(mix, odd=odd, phases="sector,cache") as shelf:
+    # The odd unit differs in its pages: the sector phase shows it.
+    with Shelf(mix, odd=odd, phases="sector") as shelf:
         proc = certify(shelf)
         assert proc.returncode == 0, proc.stderr
         assert "suspect unit SHELF05 (key \"%s\")" % sd_key(
@@ -93,7 +94,7 @@ def test_six_units_one_odd_flagged_and_left_out_of_the_plan():
 
 
 def test_jobs_bounds_the_drives_at_a_time():
-    with Shelf(standard_mix(3), phases="sector") as shelf:
+    with Shelf(standard_mix(2), phases="sector") as shelf:
         proc = certify(shelf, "--jobs", "1", "-o", "json")
         assert proc.returncode == 0, proc.stderr
         results = json.loads(proc.stdout)["results"]
@@ -115,9 +116,12 @@ def test_host_bottleneck_reported_and_no_verdict_wrong(cpu_hogs):
     far more per I/O than a drive alone, sdtune says so and measures a
     phase it may have decided again with fewer drives; every verdict is
     right or inconclusive."""
-    # Short queue-depth steps: the knee is measured again, down to one
-    # drive at a time, and this test is about the report, not the knee.
-    quick = {"step_max_s": 1, "interval_s": 0.05, "min_intervals": 4}
+    # Short queue-depth steps and a short sector phase: the knee (and a
+    # sector verdict load left unsure) is measured again, down to one
+    # drive at a time, and this test is about the report and verdicts
+    # that are never wrong, not about the knee or a confident verdict.
+    quick = {"paired_max_s": 12, "step_max_s": 0.4, "interval_s": 0.05,
+             "min_intervals": 4}
     with Shelf(standard_mix(3), scale=2, channels=8, phases="sector,qd",
                certify=quick) as shelf:
         with cpu_hogs(2):
@@ -166,22 +170,42 @@ def alive(pid):
 
 
 SIGKILL_BIT = 1 << (signal.SIGKILL - 1)
+PF_EXITING = 0x4    # include/linux/sched.h: the process is in exit
 
 
-def killed(pid):
-    """Whether ``pid`` is gone, a zombie, or has SIGKILL pending: sdtune
-    has stopped it.  A process in an uninterruptible FUSE request dies
-    only once the emulated drive answers, which on a loaded machine can
-    take longer than sdtune takes to send every kill."""
-    if not alive(pid):
-        return True
+def look(pid):
+    """(state, flags, pending signal masks) of ``pid``, None when it
+    is gone."""
     try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
         with open("/proc/%d/status" % pid) as f:
             pending = [int(line.split()[1], 16) for line in f
                        if line.startswith(("SigPnd:", "ShdPnd:"))]
     except OSError:
+        return None
+    return fields[0], int(fields[6]), pending
+
+
+def killed(pid):
+    """Whether ``pid`` is gone, a zombie, exiting, or has SIGKILL
+    pending: sdtune has stopped it.  A process killed while in a FUSE
+    request dies only once the emulated drive answers, and one whose
+    kill is taken but which closes its files in exit (state D, no
+    signal pending any more) is held there by FUSE too; on a loaded
+    machine either can last longer than sdtune takes to kill them
+    all."""
+    seen = look(pid)
+    if seen is None:
         return True
-    return any(mask & SIGKILL_BIT for mask in pending)
+    state, flags, pending = seen
+    return state == "Z" or bool(flags & PF_EXITING) or \
+        any(mask & SIGKILL_BIT for mask in pending)
+
+
+def described(pids):
+    """What a failure says of each PID: state, flags, signals pending."""
+    return "; ".join("%d %s" % (p, look(p)) for p in pids)
 
 
 @pytest.mark.parametrize("signo,code,drives,crowd", [
@@ -230,7 +254,8 @@ def test_signal_mid_shelf_kills_every_engine(signo, code, drives, crowd):
                 if not left:
                     break
                 assert time.monotonic() - sent < 1.0, (
-                    "engines not killed 1 s after the signal: %s" % left)
+                    "engines not killed 1 s after the signal "
+                    "(pid (state, flags, pending)): %s" % described(left))
                 time.sleep(0.02)
             # ... and then gone: none survives.
             while True:

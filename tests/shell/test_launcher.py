@@ -9,6 +9,8 @@ import sys
 
 import pytest
 
+from tests.sim.testing import open_to_others
+
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 LAUNCHER = os.path.join(REPO, "bin", "sdtune")
 KSH = "/bin/ksh"
@@ -189,8 +191,7 @@ NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
     (["sdconf", "check", "/x"], False)])
 def test_ordinary_user_refused_for_root_commands(tmp_path, args, refused):
     fake = script(tmp_path, "python", FAKE_PYTHON)
-    for d in (tmp_path.parent.parent, tmp_path.parent, tmp_path):
-        os.chmod(str(d), 0o755)
+    open_to_others(tmp_path)
     env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": fake,
            "SDTUNE_ZONENAME_CMD": str(tmp_path / "no-zonename")}
     proc = subprocess.run(NOBODY + [KSH, LAUNCHER, *args], env=env,

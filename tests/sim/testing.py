@@ -142,3 +142,17 @@ def add_pair(app: Appliance, path: str, key: str, tunables: str) -> None:
         text += 'sd-config-list = "%s", "%s";\n' % (key, tunables)
     with open(full, "w", encoding="latin-1") as f:
         f.write(text)
+
+
+def open_to_others(tmp_path) -> None:
+    """Let an ordinary user (the tests that run sdtune as nobody) reach
+    ``tmp_path``: pytest makes its temporary directories private to
+    root, one level deeper under pytest-xdist (popen-gwN), so every
+    directory from pytest-of-<user> down is opened for reading."""
+    path = os.path.abspath(str(tmp_path))
+    while True:
+        os.chmod(path, 0o755)
+        if os.path.basename(path).startswith("pytest-of-") or \
+                os.path.dirname(path) == path:
+            return
+        path = os.path.dirname(path)
