@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Derive conf/known-drives.tsv from the collected table
-(../shared/data/known-drives.tsv) and the facts listed below, for
-sdtune's plan and audit.
+(tests/fixtures/knowndrives/collected.tsv, with its provenance) and the
+facts listed below, for sdtune's plan and audit.
 
 Kept: rows that state a usable fact (a physical block size, or a cache
 that is non-volatile, volatile, or protected for data at rest only) and
