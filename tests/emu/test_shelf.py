@@ -30,6 +30,14 @@ def certify(shelf, *extra):
     return shelf.app.sdtune("certify", *names, "--confirm", *names, *extra)
 
 
+def stored_results(shelf):
+    """`results -o json` of the shelf's appliance: the latest record of
+    each unit."""
+    res = shelf.app.sdtune("results", "-o", "json")
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout)["results"]
+
+
 def check_verdicts(shelf, results, allow_inconclusive=False):
     """Every result right; with allow_inconclusive, a verdict may also be
     inconclusive (never wrong)."""
@@ -60,26 +68,39 @@ def test_six_units_one_odd_flagged_and_left_out_of_the_plan():
     with Shelf(mix, odd=odd, phases="sector") as shelf:
         proc = certify(shelf)
         assert proc.returncode == 0, proc.stderr
-        assert "suspect unit SHELF05 (key \"%s\")" % sd_key(
-            model_of("512e", "nonvolatile")) in proc.stdout
-        assert "native sector 512 B" in proc.stdout
-        for name in shelf.names[:5]:
-            assert "suspect unit %s" % shelf.unit(name).serial \
-                not in proc.stdout
         # Plain progress lines on a pipe, one per phase and per drive.
         for name in shelf.names:
             assert "sdtune: certify: %s: done in" % name in proc.stderr
         assert "\x1b[" not in proc.stderr
+        # A sector verdict a loaded machine left inconclusive is no
+        # verdict to compare: as an operator would, certify those units
+        # again (at most twice).
+        said, measured_again = proc.stdout, set()
+        for _ in range(2):
+            unsure = [r["target"] for r in stored_results(shelf)
+                      if r["native_sector_bytes"] is None]
+            if not unsure:
+                break
+            again = shelf.app.sdtune("certify", *unsure, "--confirm",
+                                     *unsure)
+            assert again.returncode == 0, again.stderr
+            said += again.stdout
+            measured_again.update(unsure)
+        assert "suspect unit SHELF05 (key \"%s\")" % sd_key(
+            model_of("512e", "nonvolatile")) in said
+        assert "native sector 512 B" in said
+        for name in shelf.names[:5]:
+            assert "suspect unit %s" % shelf.unit(name).serial not in said
 
-        res = shelf.app.sdtune("results", "-o", "json")
-        assert res.returncode == 0, res.stderr
-        results = json.loads(res.stdout)["results"]
+        results = stored_results(shelf)
         check_verdicts(shelf, results)
         suspects = {r["serial"]: r["suspect"] for r in results}
         assert suspects["SHELF05"] and all(
             not suspects["SHELF%02d" % i] for i in range(5))
         for r in results:
             crowd = r["evidence"]["crowd"]
+            if r["target"] in measured_again:
+                continue    # not among the six any more
             # All six started together: each saw the five others (unless
             # a loaded host set the pace and a phase was measured again
             # with fewer).
