@@ -11,7 +11,9 @@
 # enabled by the install).  Python packages: pytest, pytest-xdist (the
 # tests that do not time emulated drives run two at a time),
 # hypothesis, pyflakes and pycodestyle (test-only: the product itself uses
-# the standard library alone).
+# the standard library alone), and ansible-core, pinned, for the Ansible
+# collection's tests (plugin/ansible): 2.19 is the newest line whose
+# controller runs on Debian 12's Python 3.11.
 set -eu
 
 DEB822=/etc/apt/sources.list.d/debian.sources
@@ -185,4 +187,12 @@ if ! "$PYTHON" -c 'import pytest, xdist, hypothesis, pyflakes, pycodestyle' \
 	    "pyflakes and pycodestyle for $PYTHON"
 	"$PYTHON" -m pip install -q pytest pytest-xdist hypothesis pyflakes \
 	    pycodestyle
+fi
+
+ANSIBLE_CORE=2.19.14
+if ! "$PYTHON" -c 'import sys, ansible.release
+sys.exit(ansible.release.__version__ != sys.argv[1])' "$ANSIBLE_CORE" \
+    >/dev/null 2>&1; then
+	echo "tests/deps.sh: installing ansible-core $ANSIBLE_CORE for $PYTHON"
+	"$PYTHON" -m pip install -q "ansible-core==$ANSIBLE_CORE"
 fi

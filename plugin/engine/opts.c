@@ -35,6 +35,7 @@ static const char usage_head[] =
 "       sdio diskmgt --diskmgt LIBPATH --nvpair LIBPATH [--no-inuse]\n"
 "                                (fixed disks and in-use state from\n"
 "                                libdiskmgt, as JSON)\n"
+"       sdio --version           (prints \"sdio VERSION\")\n"
 "\n";
 static const char usage_tail[] =
 "  --rw write|read       direction (default write)\n"

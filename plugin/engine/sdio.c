@@ -7,6 +7,7 @@
  *	sdio scsi inquiry|vpd PAGE|readcap16|modesense PAGE DEVICE [--json]
  *	sdio serve --root ROOT
  *	sdio diskmgt --diskmgt LIBPATH --nvpair LIBPATH [--no-inuse]
+ *	sdio --version
  *
  * The workload runs qd threads of synchronous I/O on TARGET (a file or a
  * raw device) through a backend's ops table (sync: pread/pwrite; null: no
@@ -126,6 +127,10 @@ run_mode(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
+	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+		(void) printf("sdio %s\n", SDIO_VERSION);
+		return (fflush(stdout) == 0 ? SDIO_EXIT_OK : SDIO_EXIT_SETUP);
+	}
 	if (argc >= 2 && strcmp(argv[1], "scsi") == 0)
 		return (sdio_scsi_main(argc - 2, argv + 2));
 	if (argc >= 2 && strcmp(argv[1], "serve") == 0)

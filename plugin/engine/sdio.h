@@ -20,6 +20,14 @@
 #include <sys/time.h>		/* gethrtime() */
 #endif
 
+/*
+ * The engine's version, printed by `sdio --version` as "sdio <version>";
+ * certify stores it with every record (origin.engine_version), so that a
+ * record exported to another appliance says which engine measured it.
+ * Change it whenever what the engine measures or reports changes.
+ */
+#define	SDIO_VERSION		"0.1.0"
+
 /* Exit codes: the contract with the Python side (see sdio.c). */
 #define	SDIO_EXIT_OK		0
 #define	SDIO_EXIT_USAGE		1

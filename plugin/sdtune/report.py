@@ -82,3 +82,33 @@ def to_json(obj: Any) -> str:
     except ValueError as e:
         raise SdtuneError("print", "JSON output", "a value is not a finite "
                           "number") from e
+
+
+def change_json(changed: bool, *, diff: str = "", dry_run: bool = False,
+                files: Sequence[dict] = (), reboot_required: bool = False,
+                journal_entry: Optional[str] = None,
+                result: Optional[str] = None, **extra: Any) -> dict:
+    """The `-o json` document of every command that changes something
+    (apply, rollback, sdconf set|unset --write, results --import), so
+    that a wrapper (the Ansible modules) never parses text:
+
+    * ``changed``: whether this run changed the system; false for
+      "nothing to do" (exit 0) and for a dry run;
+    * ``dry_run``: true when the change was only shown (no --yes, no
+      --write);
+    * ``diff``: the unified diff of the change, shown or made ("" when
+      there is none);
+    * ``files``: each file written or removed, {"path", "role",
+      "before_sha256", "after_sha256"} (null for a file absent before
+      or after);
+    * ``reboot_required``: disks keep their old values until the next
+      boot (verify says "pending reboot"), or the platform needs one;
+    * ``journal_entry``: the id of the journal entry of the change
+      (null when nothing was journalled) and ``result`` its words;
+
+    then the command's own keys (``extra``)."""
+    doc = {"changed": changed, "dry_run": dry_run, "diff": diff,
+           "files": list(files), "reboot_required": reboot_required,
+           "journal_entry": journal_entry, "result": result}
+    doc.update(extra)
+    return doc

@@ -95,11 +95,17 @@ def failing(tmp_path, name: str,
 def inject_record(app: Appliance, key: Optional[str], recommended: dict,
                   nv_sup: bool = True, serial: str = "S1",
                   when: Optional[float] = None, **overrides) -> str:
-    """A certification record as `sdtune certify` stores it."""
+    """A certification record as `sdtune certify` stores it: of the
+    firmware the appliance's disks of ``key`` run (plan holds back a
+    record of another firmware), unless ``firmware=`` says otherwise."""
     d = os.path.join(app.root, "var", "sdtune", "certify")
     os.makedirs(d, exist_ok=True)
+    installed = [disk.get("firmware") for disk in app.expected_disks()
+                 if key is not None and disk.get("key") == key]
     rec = {"version": 1, "target": "c9t9d9", "device": "/dev/rdsk/x",
-           "key": key, "serial": serial, "firmware": "0270",
+           "key": key, "serial": serial,
+           "firmware": installed[0] if installed and installed[0]
+           else "0270",
            "time": when or time.time(), "time_iso": "2026-11-22T00:00:00Z",
            "source": "test", "logical_block_bytes": 512,
            "native_sector_bytes": recommended.get("physical-block-size"),

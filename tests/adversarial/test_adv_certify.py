@@ -120,7 +120,10 @@ class Lab:
             return [json.loads(line) for line in f]
 
     def io_runs(self):
-        return [c for c in self.sdio_calls() if c[:1] != ["scsi"]]
+        """The engine runs that do I/O: not its SCSI queries, nor the
+        version a record's origin names."""
+        return [c for c in self.sdio_calls()
+                if c[:1] not in (["scsi"], ["--version"])]
 
     def md5(self, path=None):
         with open(path or self.target, "rb") as f:

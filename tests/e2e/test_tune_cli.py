@@ -112,7 +112,8 @@ def test_ashift9_vdev_model_is_held(tmp_path):
     app = Appliance.build("upstream", str(tmp_path / "up"))
     disks = {d["name"]: d for d in app.expected_disks()}
     member = next(d for d in disks.values() if d["vdev_ashift"] == 9)
-    inject_record(app, member["key"], {"physical-block-size": 4096})
+    inject_record(app, member["key"], {"physical-block-size": 4096},
+                  firmware=member["firmware"])
     proc = sdtune(app, "plan")
     assert "held back" in proc.stdout and "ashift=9" in proc.stdout
     assert "EDOM" in proc.stdout
@@ -306,10 +307,10 @@ def test_key_collision_is_held_until_overridden(tmp_path):
     # The table lists the G7's cache as protected; nothing shows the G8's.
     inject_record(app, S45, {"physical-block-size": 8192,
                              "throttle-max": 64}, serial="PHYG7SERIAL",
-                  nv_sup=False, cache="inconclusive")
+                  nv_sup=False, cache="inconclusive", firmware="0100")
     inject_record(app, S45, {"physical-block-size": 4096,
                              "throttle-max": 16}, serial="PHYG8SERIAL",
-                  nv_sup=False, cache="inconclusive")
+                  nv_sup=False, cache="inconclusive", firmware="0100")
     original = sd_conf(app)
     proc = sdtune(app, "plan")
     assert proc.returncode == 0, proc.stderr
@@ -342,7 +343,7 @@ def test_key_collision_is_held_until_overridden(tmp_path):
 def test_key_collision_never_overrides_an_unknown_cache(tmp_path):
     app = s4500_s4510(tmp_path)
     inject_record(app, S45, {"cache-nonvolatile": True}, nv_sup=True,
-                  serial="PHYG7SERIAL")
+                  serial="PHYG7SERIAL", firmware="0100")
     proc = sdtune(app, "plan", "-o", "json", "--allow-key-collision", S45,
                   "--allow-no-nv-evidence")
     doc = json.loads(proc.stdout)
@@ -359,7 +360,7 @@ def test_data_at_rest_drive_never_gets_cache_nonvolatile(tmp_path):
                           str(tmp_path / "mx"))
     key = "ATA     CT500MX500SSD1  "
     inject_record(app, key, {"cache-nonvolatile": True, "throttle-max": 32},
-                  nv_sup=True, serial="MX5001")
+                  nv_sup=True, serial="MX5001", firmware="0100")
     proc = sdtune(app, "plan", "--allow-no-nv-evidence")
     assert proc.returncode == 0, proc.stderr
     assert 'held back "%s" cache-nonvolatile:true' % key in proc.stdout

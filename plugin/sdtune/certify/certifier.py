@@ -415,6 +415,14 @@ def prepare(host: Host, state_dir: str, targets: List[str],
     return resolved
 
 
+def certify_origin(host: Host) -> dict:
+    """Where records are made here: this appliance's node name and
+    platform, the sdtune and sdio versions (records.CertRecord.origin);
+    an unknown part is null."""
+    from .travel import local_origin
+    return local_origin(host)
+
+
 def store_record(host: Host, state_dir: str, target: Target,
                  rec: CertRecord) -> None:
     try:

@@ -122,6 +122,10 @@ def _key(v: Any) -> bool:
     return v is None or (isinstance(v, str) and len(v) == KEY_LEN)
 
 
+def _sha256(v: Any) -> bool:
+    return isinstance(v, str) and re.match(r"^[0-9a-f]{64}\Z", v) is not None
+
+
 def _version(v: Any) -> bool:
     return _integer(v) and v == VERSION
 
@@ -185,7 +189,46 @@ RECORD_FIELDS = (
     Field(("evidence", "device"), False, _object, "an object"),
     Field(("evidence", "device", "nv_sup"), False,
           lambda v: v is None or isinstance(v, bool), "true, false or null"),
+    # Where the record was made (certify writes it) and, for a record
+    # another appliance exported, how it came here (results --import):
+    # plan names the host in its reasons.  Their fields are checked by
+    # _part_problem.
+    Field(("origin",), False, _object, "an object"),
+    Field(("imported",), False, _object, "an object"),
 )
+
+# The fields of the objects above: (name, required, valid, expected).
+PART_FIELDS = {
+    "origin": (
+        ("host", False, _text, "text or null"),
+        ("platform", False, _text, "text or null"),
+        ("sdtune_version", False, _text, "text or null"),
+        ("engine_version", False, _text, "text or null")),
+    "imported": (
+        ("from_host", True, _text, "text or null"),
+        ("exported_by", False, _text, "text or null"),
+        ("file", False, _text, "text or null"),
+        ("time", False, _number, "a number (seconds since 1970)"),
+        ("sha256", True, _sha256, "64 lowercase hexadecimal digits")),
+}
+
+
+def _part_problem(record: dict) -> Optional[str]:
+    """Why the origin or imported object of a record (checked to be an
+    object) does not have its shape, or None."""
+    for part, fields in PART_FIELDS.items():
+        doc = record.get(part)
+        if doc is None:
+            continue
+        for name, required, valid, expected in fields:
+            if name not in doc:
+                if required:
+                    return "field '%s.%s' is missing" % (part, name)
+                continue
+            if not valid(doc[name]):
+                return "field '%s.%s' must be %s" % (part, name, expected)
+    return None
+
 
 _MISSING = object()
 
@@ -213,7 +256,7 @@ def record_problem(record: Any) -> Optional[str]:
         why = _tunable_problem(tunable, value)
         if why:
             return "field 'recommended.%s': %s" % (tunable, why)
-    return None
+    return _part_problem(record)
 
 
 # ------------------------------------------------------------ the record
@@ -291,6 +334,13 @@ class CertRecord:
     # None for a file target and in records older than these fields.
     driver: Optional[str] = None
     model: Optional[str] = None
+    # Where it was certified ({"host", "platform", "sdtune_version",
+    # "engine_version"}), and for a record another appliance exported,
+    # how it came here ({"from_host", "exported_by", "file", "time",
+    # "sha256"}); None in records older than these fields and, for
+    # imported, in local ones.
+    origin: Optional[Dict[str, Any]] = None
+    imported: Optional[Dict[str, Any]] = None
 
     @property
     def unit_serial(self) -> str:
@@ -298,6 +348,16 @@ class CertRecord:
         to units and to disks: without surrounding blanks (INQUIRY pads
         it); "" when the record has none."""
         return (self.serial or "").strip()
+
+    @property
+    def origin_host(self) -> Optional[str]:
+        """The appliance an imported record was certified on (else the
+        one it came from); None for a local record."""
+        if self.imported is None:
+            return None
+        host = (self.origin or {}).get("host") or \
+            self.imported.get("from_host")
+        return host if isinstance(host, str) and host else "?"
 
     @property
     def nv_sup(self) -> Optional[bool]:
@@ -309,7 +369,8 @@ class CertRecord:
         """The document stored for the record: the keys in the order
         every version of sdtune has written them, then "driver" and
         "model" for a disk certified by a version that knows them (a
-        file target's and an older record's document are unchanged)."""
+        file target's and an older record's document are unchanged),
+        then "origin" and "imported" where the record has them."""
         doc = {
             "version": VERSION,
             "target": self.target,
@@ -334,6 +395,11 @@ class CertRecord:
         if self.driver is not None:
             doc["driver"] = self.driver
             doc["model"] = self.model
+        # Only where known: an older record's document stays unchanged.
+        if self.origin is not None:
+            doc["origin"] = self.origin
+        if self.imported is not None:
+            doc["imported"] = self.imported
         return doc
 
     def as_stored(self) -> dict:
@@ -364,7 +430,8 @@ class CertRecord:
             queue_depth=QueueDepth.from_json(doc.get("queue_depth", {})),
             recommended=doc.get("recommended", {}),
             evidence=doc.get("evidence", {}), stored=doc,
-            driver=doc.get("driver"), model=doc.get("model"))
+            driver=doc.get("driver"), model=doc.get("model"),
+            origin=doc.get("origin"), imported=doc.get("imported"))
 
 
 def parse_record(data: bytes) -> Tuple[Optional[CertRecord], Optional[str]]:

@@ -4,11 +4,13 @@ work)."""
 
 import argparse
 import sys
-from typing import (TYPE_CHECKING, Dict, List, NamedTuple, Optional,
-                    TextIO, Tuple)
+import threading
+from typing import (TYPE_CHECKING, BinaryIO, Dict, List, NamedTuple,
+                    Optional, TextIO, Tuple)
 
-from ..errors import EXIT_OK, UsageError
-from ..report import render_table, text_or_dash, to_json
+from ..errors import EXIT_OK, SdtuneError, UsageError
+from ..report import change_json, render_table, text_or_dash, to_json
+from .. import __version__
 from .base import Env, json_output
 
 if TYPE_CHECKING:
@@ -52,13 +54,29 @@ def add_parser(sub, name: str) -> None:
                                  help="stored certification records")
         results.add_argument("-H", dest="scripted", action="store_true")
         json_output(results)
+        travel = results.add_mutually_exclusive_group()
+        travel.add_argument("--export", metavar="FILE",
+                            help="write the records to FILE (a new file; "
+                            "'-' for standard output) for `results "
+                            "--import` on another appliance")
+        travel.add_argument("--import", dest="import_file", metavar="FILE",
+                            help="store the records of an export made on "
+                            "another appliance ('-' for standard input)")
+        results.add_argument("--key", metavar="KEY",
+                             help="with --export: only the records of KEY "
+                             "(24 characters, as in sd.conf)")
+        results.add_argument("--dry-run", action="store_true",
+                             help="with --import: say what would be "
+                             "stored, store nothing")
 
 
 def run(args: argparse.Namespace, env: Env) -> int:
     as_json = args.output == "json"
     if args.command == "results":
         return cmd_results(env.host, env.cfg.state_dir, env.out, as_json,
-                           args.scripted, env.err)
+                           args.scripted, env.err, export=args.export,
+                           key=args.key, import_file=args.import_file,
+                           dry_run=args.dry_run)
     if args.command == "infer":
         text = env.host.read_bytes(args.source).decode("utf-8", "replace")
         return cmd_infer(args.source, args.format, text, env.out, as_json,
@@ -81,7 +99,8 @@ def cmd_certify(host: "Host", state_dir: str, timing: "CertifySettings",
     print the verdicts in the order given.  A drive that fails does not
     stop the others: its error is said after the verdicts, and the exit
     status is the first failure's."""
-    from ..certify.certifier import (prepare, render_verdict, result_json,
+    from ..certify.certifier import (certify_origin, prepare,
+                                     render_verdict, result_json,
                                      store_record)
     from ..certify.shelf import Shelf
     from .shelfview import ShelfView
@@ -91,8 +110,17 @@ def cmd_certify(host: "Host", state_dir: str, timing: "CertifySettings",
     resolved = prepare(host, state_dir, targets, confirm, logical_block)
     tty = hasattr(err, "isatty") and err.isatty()
 
+    origins: List[dict] = []
+    origin_lock = threading.Lock()
+
     def store(drive: "DriveState") -> None:
         assert drive.record is not None
+        with origin_lock:
+            # Asked once, when the first drive is done: an engine that
+            # answers --version late must not delay any measurement.
+            if not origins:
+                origins.append(certify_origin(host))
+        drive.record.origin = origins[0]
         store_record(host, state_dir, drive.target, drive.record)
 
     view: Optional[ShelfView] = None
@@ -222,8 +250,16 @@ RESULT_COLUMNS = [
     ("CACHE", lambda r, p: text_or_dash(r.record.cache)),
     ("WHEN", lambda r, p: text_or_dash(r.record.time_iso)),
     ("NOTE", lambda r, p: "suspect" if r.suspect else "-"),
-    ("TARGET", lambda r, p: text_or_dash(r.record.target)),
+    ("TARGET", lambda r, p: _target_cell(r.record)),
 ]
+
+
+def _target_cell(rec: "CertRecord") -> str:
+    """The target; an imported record's as HOST:TARGET, since it names
+    a device or file of the appliance it was certified on."""
+    target = text_or_dash(rec.target)
+    host = rec.origin_host
+    return target if host is None else "%s:%s" % (host, target)
 
 
 def result_rows(recs: List["CertRecord"], suspects: List["Suspect"]
@@ -248,15 +284,36 @@ def suspect_lines(suspects: List["Suspect"]) -> str:
 
 def cmd_results(host: "Host", state_dir: str, out: TextIO,
                 as_json: bool = False, scripted: bool = False,
-                err: Optional[TextIO] = None) -> int:
+                err: Optional[TextIO] = None, export: Optional[str] = None,
+                key: Optional[str] = None,
+                import_file: Optional[str] = None,
+                stdin: Optional[BinaryIO] = None,
+                dry_run: bool = False) -> int:
     """The stored records, the units that stand out among those of
     their key flagged as suspect; a file that is not a record is named
-    in a warning on ``err`` (default stderr) and left out."""
+    in a warning on ``err`` (default stderr) and left out.  With
+    ``export``, the records (of ``key``) written to that file instead;
+    with ``import_file``, the records of an export stored here."""
     from ..certify import records
     from ..certify.crosscheck import cross_check
+    warn = err or sys.stderr
+    if key is not None and export is None:
+        raise UsageError("results", "--key %s" % key, "applies to --export "
+                         "only")
+    if dry_run and import_file is None:
+        raise UsageError("results", "--dry-run", "applies to --import "
+                         "only")
+    if scripted and (export is not None or import_file is not None):
+        raise UsageError("results", "-H", "applies to the list of records, "
+                         "not to --export or --import")
+    if import_file is not None:
+        return import_records(host, state_dir, import_file, out, warn,
+                              as_json, stdin, dry_run)
     recs, problems = records.load_checked(host, state_dir)
     for problem in problems:
-        (err or sys.stderr).write("sdtune: warning: %s\n" % problem)
+        warn.write("sdtune: warning: %s\n" % problem)
+    if export is not None:
+        return export_records(host, recs, export, key, out, warn, as_json)
     suspects = cross_check(recs)
     rows = result_rows(recs, suspects)
     if as_json:
@@ -269,6 +326,113 @@ def cmd_results(host: "Host", state_dir: str, out: TextIO,
         if not scripted:
             # -H output is one record a line for scripts: NOTE says it.
             out.write(suspect_lines(suspects))
+    return EXIT_OK
+
+
+def export_records(host: "Host", recs: List["CertRecord"], path: str,
+                   key: Optional[str], out: TextIO, err: TextIO,
+                   as_json: bool = False) -> int:
+    """Write the records of drives (of ``key``) as an export document to
+    ``path`` (a new file; "-": ``out``), and say what was written."""
+    from ..certify import travel
+    if key is not None:
+        why = travel.check_key(key)
+        if why:
+            raise UsageError("export records of", key, why)
+    chosen = [r for r in recs if travel.exportable(r) and
+              (key is None or r.key == key)]
+    left = [r for r in recs if not travel.exportable(r)]
+    if left:
+        err.write("sdtune: note: not exported: %d record%s of file "
+                  "targets (they name no drive)\n"
+                  % (len(left), "" if len(left) == 1 else "s"))
+    if key is not None and not chosen:
+        err.write('sdtune: warning: no stored record of key "%s": the '
+                  "export holds no record\n" % key)
+    now = host.now()
+    by = {"host": travel.node_name(host),
+          "platform": travel.platform_name(host),
+          "sdtune_version": __version__, "time": now,
+          "time_iso": travel.time_iso(now)}
+    if by["host"] is None:
+        err.write("sdtune: warning: 'uname -n' gave no node name: the "
+                  "export names no host\n")
+    doc = travel.build_export(chosen, by)
+    data = travel.render_export(doc)
+    if path == "-":
+        out.write(data.decode("ascii"))
+        return EXIT_OK
+    # A new file only, like `plan --save`: nothing already there is
+    # replaced.
+    host.create_new(path, data, mode=0o644)
+    if as_json:
+        out.write(to_json({"file": path, "sha256": doc["sha256"],
+                           "exported": [{"key": r.key, "serial": r.serial,
+                                         "firmware": r.firmware}
+                                        for r in chosen]}))
+    else:
+        out.write("exported %d record%s to %s (sha256 %s)\n"
+                  % (len(chosen), "" if len(chosen) == 1 else "s", path,
+                     doc["sha256"]))
+    return EXIT_OK
+
+
+def _import_line(step, dry_run: bool = False) -> str:
+    rec = step.entry.record
+    ident = 'record %d "%s" serial %s firmware %s' % (
+        step.entry.index, rec.key if rec.key is not None else
+        rec.driver or "-", text_or_dash(rec.unit_serial),
+        text_or_dash(rec.firmware))
+    if step.action == "skipped":
+        return "skipped    %s: %s" % (ident, step.reason)
+    how = " (already imported)" if step.action == "unchanged" else ""
+    action = "to import" if dry_run and step.action == "imported" else \
+        step.action
+    return "%-10s %s from %s%s" % (action, ident,
+                                   step.from_host or "-", how)
+
+
+def import_records(host: "Host", state_dir: str, path: str, out: TextIO,
+                   err: TextIO, as_json: bool = False,
+                   stdin: Optional[BinaryIO] = None,
+                   dry_run: bool = False) -> int:
+    """Store the records of the export in ``path`` ("-": ``stdin``,
+    default standard input): the whole document is checked first, and
+    a refusal stores nothing (SdtuneError, exit 4).  A dry run checks
+    the same and says what would be stored."""
+    from ..certify import travel
+    from ..host.base import READ_LIMIT
+    if path == "-":
+        src = stdin or sys.stdin.buffer
+        data = src.read(READ_LIMIT + 1)
+        if len(data) > READ_LIMIT:
+            raise SdtuneError("import", path, "larger than %d MiB: not an "
+                              "export" % (READ_LIMIT >> 20))
+    else:
+        data = host.read_bytes(path)
+    result = travel.import_file(host, state_dir, path, data,
+                                store=not dry_run)
+    for problem in result.warnings:
+        err.write("sdtune: warning: %s\n" % problem)
+    new, same, skipped = (result.of("imported"), result.of("unchanged"),
+                          result.of("skipped"))
+    if as_json:
+        out.write(to_json(change_json(
+            result.changed and not dry_run, dry_run=dry_run,
+            files=result.files(),
+            imported=[travel.entry_json(s) for s in new],
+            unchanged=[travel.entry_json(s) for s in same],
+            skipped=[travel.entry_json(s) for s in skipped])))
+        return EXIT_OK
+    for step in result.steps:
+        out.write(_import_line(step, dry_run) + "\n")
+    summary = "%s: %d imported, %d unchanged, %d skipped" % (
+        path, len(new), len(same), len(skipped))
+    if dry_run:
+        summary += ": dry run, nothing stored"
+    elif not result.changed:
+        summary += ": nothing changed"
+    out.write(summary + "\n")
     return EXIT_OK
 
 

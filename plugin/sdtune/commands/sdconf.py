@@ -8,8 +8,9 @@ from typing import Callable, List, Optional, TextIO
 
 from ..errors import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, SdtuneError
 from ..host import Host
+from ..report import change_json, to_json
 from ..sdconf import actions
-from ..sdconf.edit import unified_diff
+from ..sdconf.edit import NothingToUnset, unified_diff
 from ..sdconf.lint import format_diagnostic, is_problem, lint
 from ..sdconf.parser import ConfFile, parse
 from ..sdconf.tunables import FLAVOURS, TUNABLE_BY_NAME
@@ -23,6 +24,7 @@ def _key_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pid", help="INQUIRY product id (padded for you)")
     p.add_argument("--write", action="store_true",
                    help="write the file (default: print the diff only)")
+    json_output(p)
 
 
 def add_parser(sub, name: str) -> None:
@@ -103,16 +105,23 @@ def run(args: argparse.Namespace, env: Env) -> int:
     if action == "diff":
         return diff(host, args.a, args.b, out)
     words = _split_key(args)
-    commit = _live_commit(args, env) if args.write else None
+    as_json = args.output == "json"
+    if action == "set" and not words:
+        raise SdtuneError("set tunables in", args.file,
+                          "no name=value given", EXIT_USAGE)
+    # The live sd.conf's site: for the transaction of --write and, under
+    # -o json, for what a dry run would write and need.
+    site = _live_site(args, env) if args.write or as_json else None
+    commit = _live_commit(site, args.action, env, as_json) \
+        if site is not None and args.write else None
+    preview = _live_preview(site) if site is not None and as_json else None
     if action == "set":
-        if not words:
-            raise SdtuneError("set tunables in", args.file,
-                              "no name=value given", EXIT_USAGE)
         return set_(host, args.file, args.key, words, flavour, args.write,
                     out, env.err, commit=commit,
-                    any_length_key=args.any_length_key)
+                    any_length_key=args.any_length_key, as_json=as_json,
+                    preview=preview)
     return unset(host, args.file, args.key, words, flavour, args.write, out,
-                 env.err, commit=commit)
+                 env.err, commit=commit, as_json=as_json, preview=preview)
 
 
 def read_conf(host: Host, path: str) -> ConfFile:
@@ -153,49 +162,94 @@ def show(host: Host, path: str, flavour: str, out: TextIO,
 
 
 # commit(path, old_bytes, new_bytes, summary_lines, diff_text) writes
-# `new_bytes` in place of `old_bytes` (e.g. as a journalled transaction).
-Commit = Callable[[str, bytes, bytes, List[str], str], None]
+# `new_bytes` in place of `old_bytes` (e.g. as a journalled transaction)
+# and returns the journal entry, or None when nothing was journalled.
+Commit = Callable[[str, bytes, bytes, List[str], str], object]
+# preview(old_bytes, new_bytes, diff_text): the change document of a dry
+# run on the live sd.conf (the files its transaction would write).
+Preview = Callable[[bytes, bytes, str], dict]
 
 
 def set_(host: Host, path: str, key: str, settings: List[str],
          flavour: str, write: bool, out: TextIO, err: TextIO, *,
          any_length_key: bool = False,
-         commit: Optional[Commit] = None) -> int:
+         commit: Optional[Commit] = None, as_json: bool = False,
+         preview: Optional[Preview] = None) -> int:
     """`sdconf set`: tunables for KEY in the file at `path`; print the
-    diff, and with `write` write it (through `commit` when given)."""
+    diff, and with `write` write it (through `commit` when given); with
+    `as_json` print the change document instead (_write)."""
     old = host.read_bytes(path).decode("latin-1")
     edit = actions.set_edit(old, path, key, settings, flavour,
                             any_length_key)
-    return _write(host, path, old, edit, write, out, err, commit)
+    return _write(host, path, old, edit, write, out, err, commit,
+                  as_json=as_json, preview=preview, key=key)
 
 
 def unset(host: Host, path: str, key: str, names: List[str], flavour: str,
           write: bool, out: TextIO, err: TextIO, *,
-          commit: Optional[Commit] = None) -> int:
+          commit: Optional[Commit] = None, as_json: bool = False,
+          preview: Optional[Preview] = None) -> int:
     """`sdconf unset`: remove tunables (no names: every pair) of KEY;
-    exit 1 when there is nothing to remove."""
+    exit 1 when there is nothing to remove, except under `as_json`,
+    where that is "nothing to do": changed false, exit 0 (a note on
+    `err` says what was not there)."""
     old = host.read_bytes(path).decode("latin-1")
-    edit = actions.unset_edit(old, path, key, names, flavour)
-    return _write(host, path, old, edit, write, out, err, commit)
+    try:
+        edit = actions.unset_edit(old, path, key, names, flavour)
+    except SdtuneError as e:
+        if not as_json or not isinstance(e.__cause__, NothingToUnset):
+            raise
+        err.write("sdtune: note: %s: %s\n" % (path, e.reason))
+        out.write(to_json(change_json(False, dry_run=not write, file=path,
+                                      key=key)))
+        return EXIT_OK
+    return _write(host, path, old, edit, write, out, err, commit,
+                  as_json=as_json, preview=preview, key=key)
 
 
 def _write(host: Host, path: str, old_text: str, edit: actions.Edit,
            write: bool, out: TextIO, err: TextIO,
-           commit: Optional[Commit]) -> int:
+           commit: Optional[Commit], *, as_json: bool = False,
+           preview: Optional[Preview] = None, key: str = "") -> int:
+    """Show the edit (a diff, or under `as_json` the change document with
+    the extra keys "file" and "key") and with `write` make it."""
     for note in edit.notes:
         err.write(note + "\n")
     if edit.new_text == old_text:
-        out.write("%s: no change\n" % path)
+        if as_json:
+            out.write(to_json(change_json(False, dry_run=not write,
+                                          file=path, key=key)))
+        else:
+            out.write("%s: no change\n" % path)
         return EXIT_OK
     text = unified_diff(old_text, edit.new_text, path, path + " (new)")
-    out.write(text)
+    old, new = old_text.encode("latin-1"), edit.new_text.encode("latin-1")
+    if not as_json:
+        out.write(text)
+    entry = None
     if write:
-        new = edit.new_text.encode("latin-1")
         if commit is None:
             host.write_atomic(path, new)
         else:
-            commit(path, old_text.encode("latin-1"), new, edit.summary, text)
-        out.write("%s: written\n" % path)
+            entry = commit(path, old, new, edit.summary, text)
+        if not as_json:
+            out.write("%s: written\n" % path)
+    if not as_json:
+        return EXIT_OK
+    if entry is not None:
+        from .tune import entry_json
+        doc = entry_json(entry, file=path, key=key)
+    elif not write and preview is not None:
+        doc = preview(old, new, text)
+        doc.update(file=path, key=key)
+    else:
+        # A file the kernel does not read: no journal, no reboot.
+        from ..tune.journal import sha256
+        doc = change_json(write, dry_run=not write, diff=text, files=[{
+            "path": path, "role": "sd.conf copy",
+            "before_sha256": sha256(old), "after_sha256": sha256(new)}],
+            file=path, key=key)
+    out.write(to_json(doc))
     return EXIT_OK
 
 
@@ -214,13 +268,9 @@ def diff(host: Host, a: str, b: str, out: TextIO) -> int:
     return EXIT_PROBLEMS
 
 
-def _live_commit(args: argparse.Namespace, env: Env):
-    """For `sdconf set|unset --write` on the sd.conf this system uses: a
-    commit that goes through the lock, the journal and update_drv like
-    apply, so that no write to the live file escapes them.  None for any
-    other file."""
-    from ..tune.journal import sha256
-    from .tune import report_entry
+def _live_site(args: argparse.Namespace, env: Env):
+    """The tune site when `args.file` is the sd.conf this system uses,
+    else None (warning when the file is a shadowed copy)."""
     site = env.tune_site(args)
     if not env.host.same_file(args.file, env.host.sys_path(site.sd_conf)):
         for copy in site.platform.copies.shadowed:
@@ -229,11 +279,40 @@ def _live_commit(args: argparse.Namespace, env: Env):
                               "reads %s, so this edit changes nothing\n"
                               % (args.file, site.sd_conf))
         return None
+    return site
+
+
+def _live_commit(site, action: str, env: Env, as_json: bool = False):
+    """For `sdconf set|unset --write` on the sd.conf this system uses
+    (`site`): a commit that goes through the lock, the journal and
+    update_drv like apply, so that no write to the live file escapes
+    them; it reports the entry (text) and returns it."""
+    from ..tune.journal import sha256
+    from .tune import report_entry
 
     def commit(path: str, old: bytes, new: bytes, summary: List[str],
-               diff: str) -> None:
-        entry = site.transaction().run("sdconf " + args.action, new,
+               diff: str):
+        entry = site.transaction().run("sdconf " + action, new,
                                        sha256(old), summary, diff,
                                        site.verifier())
-        report_entry(entry, env.out)
+        if as_json:
+            for note in entry.notes:
+                env.err.write("sdtune: note: %s\n" % note)
+        else:
+            report_entry(entry, env.out)
+        return entry
     return commit
+
+
+def _live_preview(site) -> Preview:
+    """For `sdconf set|unset -o json` without --write on the live
+    sd.conf: what its transaction would write, and whether the change
+    would need a reboot, as apply's dry run says them."""
+    from ..inventory.disks import take_inventory
+    from .tune import dry_run_json
+
+    def preview(old: bytes, new: bytes, diff: str) -> dict:
+        how = site.platform.persistence(old, new)
+        return dry_run_json(how, diff, new,
+                            take_inventory(site.host).disks, site.flavour)
+    return preview

@@ -4,10 +4,10 @@ sd.conf changes, each a transaction in the journal."""
 import argparse
 import json
 import sys
-from typing import Callable, Optional, TextIO
+from typing import Callable, Optional, Sequence, TextIO
 
 from ..errors import EXIT_OK, EXIT_PROBLEMS, UsageError
-from ..report import render_table, to_json
+from ..report import change_json, render_table, to_json
 from .base import Env, json_output
 
 COMMANDS = ("plan", "apply", "history", "rollback", "recover")
@@ -28,6 +28,9 @@ def _allow_flags(p: argparse.ArgumentParser) -> None:
                    "models or certified serials disagree: write the "
                    "largest physical-block-size and the smallest "
                    "throttles (never cache-nonvolatile); repeatable")
+    p.add_argument("--allow-firmware-mismatch", action="store_true",
+                   help="use certifications made with a firmware that no "
+                   "installed disk of their key runs")
 
 
 def add_parser(sub, name: str) -> None:
@@ -47,6 +50,7 @@ def add_parser(sub, name: str) -> None:
         apply_.add_argument("--yes", action="store_true",
                             help="apply without asking (else a dry run "
                             "unless on a terminal)")
+        json_output(apply_)
         _allow_flags(apply_)
     elif name == "history":
         history = sub.add_parser("history", help="the journal of changes")
@@ -62,6 +66,7 @@ def add_parser(sub, name: str) -> None:
         rollback.add_argument("entry", nargs="?", metavar="ID")
         rollback.add_argument("--last", action="store_true")
         rollback.add_argument("--yes", action="store_true")
+        json_output(rollback)
     else:
         recover = sub.add_parser("recover", help="finish or undo a change "
                                  "an interruption left open; "
@@ -88,19 +93,19 @@ def run(args: argparse.Namespace, env: Env) -> int:
     site = env.recovered_site(args, changes)
     tty = sys.stdin.isatty() and env.out.isatty()
     if args.command in ("plan", "apply"):
-        overrides = Overrides(args.allow_ashift_mismatch,
-                              args.allow_no_nv_evidence,
-                              tuple(args.allow_key_collision))
+        overrides = Overrides.from_args(args)
         if args.command == "plan":
             return plan(site, overrides, env, args.plan_file,
                         args.output == "json")
-        return apply(site, args.plan_file, args.yes, tty, overrides, env)
+        return apply(site, args.plan_file, args.yes, tty, overrides, env,
+                     as_json=args.output == "json")
     if args.entry is None and not args.last:
         raise UsageError("rollback", "", "give a journal ID or --last")
     if args.entry is not None and args.last:
         raise UsageError("rollback", args.entry, "give a journal ID or "
                          "--last, not both")
-    return rollback(site, args.entry, args.last, args.yes, tty, env)
+    return rollback(site, args.entry, args.last, args.yes, tty, env,
+                    as_json=args.output == "json")
 
 
 def _warn(env: Env, notes) -> None:
@@ -163,32 +168,130 @@ def _confirmed(yes: bool, tty: bool, out: TextIO, ask: Ask) -> bool:
 
 
 def apply(site, plan_path: Optional[str], yes: bool, tty: bool, overrides,
-          env: Env, ask: Ask = ask_terminal) -> int:
+          env: Env, ask: Ask = ask_terminal, as_json: bool = False) -> int:
+    """`sdtune apply`; with `as_json` the change document (report.py
+    change_json, extra key "plan") is all of standard output, and without
+    `yes` it is a dry run: nothing is asked."""
     from ..tune.plan import render_plan
     from ..tune.site import apply_summary, plan_to_apply
     todo = plan_to_apply(site, plan_path, overrides)
     if todo.plan is None:
+        if as_json:
+            # sd.conf already is the saved plan's result: nothing to do.
+            env.out.write(to_json(change_json(False, dry_run=not yes,
+                                              plan=None)))
+            return EXIT_OK
         env.out.write("nothing to change: sd.conf already is this plan's "
                       "result\n")
         return EXIT_OK
     made = todo.plan
     _warn(env, todo.inventory.notes)
-    env.out.write(render_plan(made))
+    if not as_json:
+        env.out.write(render_plan(made))
     if made.new_sha256 == made.base_sha256:
+        if as_json:
+            env.out.write(to_json(change_json(False, dry_run=not yes,
+                                              plan=made.to_json())))
         return EXIT_OK
     _warn(env, site.platform.warnings())
     # The platform's files and steps, shown before asking; missing boot
     # media is refused here, before anything is asked or written.
-    how = site.platform.persistence(site.platform.base_text(),
-                                    made.new_text.encode("latin-1"))
-    env.out.write(describe_change(how))
-    if not _confirmed(yes, tty, env.out, ask):
-        return EXIT_OK
+    base = site.platform.base_text()
+    new = made.new_text.encode("latin-1")
+    how = site.platform.persistence(base, new)
+    if as_json:
+        if not yes:
+            _note(env, how.notes)
+            env.out.write(to_json(dry_run_json(
+                how, made.diff, new, todo.inventory.disks, site.flavour,
+                plan=made.to_json())))
+            return EXIT_OK
+    else:
+        env.out.write(describe_change(how))
+        if not _confirmed(yes, tty, env.out, ask):
+            return EXIT_OK
     entry = site.transaction().run(
-        "apply", made.new_text.encode("latin-1"), made.base_sha256,
+        "apply", new, made.base_sha256,
         apply_summary(made), made.diff, site.verifier())
-    report_entry(entry, env.out)
+    if as_json:
+        _note(env, entry.notes)
+        env.out.write(to_json(entry_json(entry, plan=made.to_json())))
+    else:
+        report_entry(entry, env.out)
     return EXIT_OK
+
+
+def _note(env: Env, notes: Sequence[str]) -> None:
+    """Under -o json, what the text output says among its lines."""
+    for note in notes:
+        env.err.write("sdtune: note: %s\n" % note)
+
+
+def reboot_required(steps: Sequence[str],
+                    verify: Optional[Sequence[dict]] = None, *,
+                    new: bytes = b"", disks: Sequence = (),
+                    flavour: str = "") -> bool:
+    """Whether a change of the sd.conf the kernel reads needs a reboot
+    to take full effect (the change document's "reboot_required").
+
+    * The platform's activation `steps` lack update_drv (the kernel reads
+      a SmartOS boot module, read-only: it reads the change at the next
+      boot only): true.
+    * After the change, `verify` (the journal entry's): true when any
+      disk is "pending reboot".
+    * Before it (a dry run, `verify` None), what that verify will say:
+      sd reads sd-config-list only when a disk attaches, and the attached
+      `disks` keep the values they attached with until the next boot
+      (sdtune(8), "When sd reads sd.conf"); so true when any of them
+      would be "pending reboot" against sd.conf `new`: its kernel values
+      differ from those `new` gives it, as for a disk the change gives
+      other values (a rollback to the values the disks still have needs
+      none).
+    """
+    if "update_drv" not in steps:
+        return True
+    if verify is not None:
+        return any(d.get("state") == "pending reboot" for d in verify)
+    from ..sdconf.parser import parse_bytes
+    from ..tune.verify import verify_disk
+    conf = parse_bytes(new)
+    return any(verify_disk(conf, disk, flavour).state == "pending reboot"
+               for disk in disks)
+
+
+def _sha(data: Optional[bytes]) -> Optional[str]:
+    from ..tune.journal import sha256
+    return None if data is None else sha256(data)
+
+
+def dry_run_json(how, diff: str, new: bytes, disks: Sequence,
+                 flavour: str, **extra) -> dict:
+    """The change document of a change only shown: the files the
+    platform's Persistence `how` would write (after_sha256 the new
+    contents' digest), whether the change would need a reboot, and a
+    Triton compute node's boot module ("handoff")."""
+    files = [{"path": f.path, "role": f.role,
+              "before_sha256": _sha(f.old), "after_sha256": _sha(f.new)}
+             for f in how.files if f.old != f.new]
+    return change_json(False, dry_run=True, diff=diff, files=files,
+                       reboot_required=reboot_required(
+                           how.steps, new=new, disks=disks,
+                           flavour=flavour),
+                       handoff=how.handoff, **extra)
+
+
+def entry_json(entry, **extra) -> dict:
+    """The change document of a finished transaction: its journal
+    entry's files, id and result; "handoff" is a Triton compute node's
+    boot module for CNAPI (null elsewhere)."""
+    files = [{"path": r.path, "role": r.role,
+              "before_sha256": r.old_sha256, "after_sha256": r.new_sha256}
+             for r in entry.file_records()]
+    return change_json(True, diff=entry.diff, files=files,
+                       reboot_required=reboot_required(entry.steps,
+                                                       entry.verify),
+                       journal_entry=entry.id, result=entry.result,
+                       handoff=entry.handoff, **extra)
 
 
 def describe_change(how) -> str:
@@ -235,22 +338,40 @@ def report_entry(entry, out: TextIO) -> None:
 
 
 def rollback(site, entry_id: Optional[str], last: bool, yes: bool,
-             tty: bool, env: Env, ask: Ask = ask_terminal) -> int:
+             tty: bool, env: Env, ask: Ask = ask_terminal,
+             as_json: bool = False) -> int:
+    """`sdtune rollback`; with `as_json` the change document (extra key
+    "rolled_back": the entry undone, or that would be) is all of
+    standard output, and without `yes` it is a dry run."""
     from ..tune.plan import now_iso
     from ..tune.site import rollback_to
     to = rollback_to(site, entry_id, last)
     entry = to.entry
-    env.out.write("roll back journal entry %s (%s %s):\n%s" % (
-        entry.id, entry.action, now_iso(entry.time), to.diff))
-    if not _confirmed(yes, tty, env.out, ask):
-        return EXIT_OK
-    for note in to.change.notes:
-        env.out.write("  %s\n" % note)
+    if as_json:
+        if not yes:
+            from ..inventory.disks import take_inventory
+            _note(env, to.change.notes)
+            env.out.write(to_json(dry_run_json(
+                to.change, to.diff, to.old,
+                take_inventory(site.host).disks, site.flavour,
+                rolled_back=entry.id)))
+            return EXIT_OK
+    else:
+        env.out.write("roll back journal entry %s (%s %s):\n%s" % (
+            entry.id, entry.action, now_iso(entry.time), to.diff))
+        if not _confirmed(yes, tty, env.out, ask):
+            return EXIT_OK
+        for note in to.change.notes:
+            env.out.write("  %s\n" % note)
     done = site.transaction().run("rollback", to.old, to.base_sha256,
                                   ["restore the sd.conf of before entry %s"
                                    % entry.id], to.diff, site.verifier(),
                                   rollback_of=entry.id, change=to.change)
-    report_entry(done, env.out)
+    if as_json:
+        _note(env, done.notes)
+        env.out.write(to_json(entry_json(done, rolled_back=entry.id)))
+    else:
+        report_entry(done, env.out)
     return EXIT_OK
 
 

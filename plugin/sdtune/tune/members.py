@@ -49,7 +49,16 @@ def record_model(rec: CertRecord) -> Optional[str]:
     return (model.strip() or None) if isinstance(model, str) else None
 
 
-def _value_text(value: object) -> str:
+def certified_when(rec: CertRecord) -> str:
+    """When a record was made and, for one another appliance exported,
+    where: every reason that rests on a record says it."""
+    host = rec.origin_host
+    if host is None:
+        return rec.time_iso or "?"
+    return "%s imported from %s" % (rec.time_iso or "?", host)
+
+
+def value_text(value: object) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
@@ -72,8 +81,9 @@ def proposals(key: str, record: Optional[CertRecord],
         nv_sup = bool(record.nv_sup)
         for tunable, value in record.recommended.items():
             conf, why = justification(tunable, record)
-            props[tunable] = Proposal(tunable, _value_text(value),
-                                      "certification %s" % record.time_iso,
+            props[tunable] = Proposal(tunable, value_text(value),
+                                      "certification %s"
+                                      % certified_when(record),
                                       conf, why, nv_evidence=nv_sup)
     return props
 
@@ -109,22 +119,22 @@ def _cache_of(rec: Optional[CertRecord], rows: List[KnownDrive],
                               "the write cache is not protected (%s)"
                               % row.source)
     if rec is not None and rec.nv_sup:
-        return NV, "NV_SUP (certified %s)" % rec.time_iso
+        return NV, "NV_SUP (certified %s)" % certified_when(rec)
     for row in rows:
         if row.nonvolatile:
             return NV, "known-drives (%s)" % row.source
     if rec is not None and rec.cache == "volatile":
         return VOLATILE, "certified %s: a volatile write cache" % \
-            rec.time_iso
+            certified_when(rec)
     for row in rows:
         if row.nonvolatile is False:
             return VOLATILE, "known-drives: volatile (%s)" % row.source
     if proposes_nv or (rec is not None and rec.cache == "nonvolatile"):
         return TIMING, "flush timing only (certified %s)" % (
-            rec.time_iso if rec is not None else "?")
+            certified_when(rec) if rec is not None else "?")
     return UNKNOWN_CACHE, "not certified, not in the known-drives table" \
         if rec is None else "certified %s: cache %s" % (
-            rec.time_iso, rec.cache or "not judged")
+            certified_when(rec), rec.cache or "not judged")
 
 
 def _member(label: str, model: Optional[str], rec: Optional[CertRecord],
@@ -165,6 +175,8 @@ def key_members(key: str, disks: List[Disk], recs: List[CertRecord],
         label = "serial %s" % (rec.serial or "?")
         if model:
             label += " (%s)" % model
+        if rec.origin_host is not None:
+            label += " imported from %s" % rec.origin_host
         members.append(_member(label, model, rec,
                                lookup(table, ident, model), bool(disks)))
     for model in models:

@@ -24,7 +24,15 @@ reason in the plan:
   cache is volatile (measured, or in the known-drives table, including
   a vendor's "data at rest" protection) or unknown: no override;
 * a value that differs from what the operator already wrote for the key:
-  kept, and said.
+  kept, and said;
+* every proposal of a certification whose firmware differs from that of
+  every installed disk of its key (a firmware update can change what a
+  drive needs; a record imported from another appliance may be of
+  another firmware) — `--allow-firmware-mismatch` overrides.
+
+A record imported from another appliance (`results --import`) is used
+like a local one; every reason that rests on it names where it was
+certified.
 
 Disks sd does not attach (NVMe and virtio through blkdev) get nothing,
 with the reason (Plan.not_sd).
@@ -52,8 +60,8 @@ from ..sdconf.parser import parse
 from ..sdconf.tunables import canonical_value
 from .journal import sha256
 from .members import (NV, UNKNOWN_CACHE, VOLATILE, Member, Proposal,
-                      by_value, collision_pick, disputes, key_members,
-                      latest_by_serial)
+                      by_value, certified_when, collision_pick, disputes,
+                      key_members, latest_by_serial, value_text)
 
 PLAN_VERSION = 1
 # sd.conf twice (old text in the diff, new text) and the reasons.
@@ -202,6 +210,17 @@ class Overrides:
     # (largest physical-block-size, smallest throttles).  Never
     # cache-nonvolatile: that has no override.
     allow_key_collision: Tuple[str, ...] = ()
+    # Use certifications made with a firmware no installed disk of
+    # their key runs.
+    allow_firmware_mismatch: bool = False
+
+    @classmethod
+    def from_args(cls, args) -> "Overrides":
+        """The overrides of `plan` and `apply` (commands/tune.py
+        _allow_flags)."""
+        return cls(args.allow_ashift_mismatch, args.allow_no_nv_evidence,
+                   tuple(args.allow_key_collision),
+                   args.allow_firmware_mismatch)
 
 
 def _not_sd(d: Disk, records: List[CertRecord]) -> NotSd:
@@ -217,7 +236,7 @@ def _not_sd(d: Disk, records: List[CertRecord]) -> NotSd:
         rec = max(recs, key=lambda r: r.time)
         if rec.native_sector_bytes:
             reason += "; certified %s: native sector %d B" % (
-                rec.time_iso, rec.native_sector_bytes)
+                certified_when(rec), rec.native_sector_bytes)
     return NotSd(d.name, d.driver, reason)
 
 
@@ -325,16 +344,17 @@ def make_plan(text: str, sd_conf: str, flavour: str, inv: Inventory,
               options: Overrides, now: float) -> Plan:
     base = sha256(text.encode("latin-1"))
     plan = Plan(sd_conf, flavour, base, text, "", created=now)
-    # A unit whose numbers stand out among the units of its key is left
-    # out: the model's consensus, not the outlier, becomes the pair.
-    used, suspects = consensus(records)
-    by_key = latest_by_serial(used)
     present: Dict[str, List[Disk]] = {}
     for d in inv.disks:
         if d.driver != "sd":
             plan.not_sd.append(_not_sd(d, records))
         elif d.key:
             present.setdefault(d.key, []).append(d)
+    current = _firmware_screen(records, present, options, plan)
+    # A unit whose numbers stand out among the units of its key is left
+    # out: the model's consensus, not the outlier, becomes the pair.
+    used, suspects = consensus(current)
+    by_key = latest_by_serial(used)
     pools_ashift: Dict[str, List[int]] = {}
     for d in inv.disks:
         if d.pool and d.vdev_ashift is not None:
@@ -383,6 +403,62 @@ def make_plan(text: str, sd_conf: str, flavour: str, inv: Inventory,
     plan.new_text = new_text
     plan.diff = unified_diff(text, new_text, sd_conf, sd_conf + " (planned)")
     return plan
+
+
+def _firmware(text: Optional[str]) -> str:
+    return (text or "").strip()
+
+
+def _firmware_screen(records: List[CertRecord],
+                     present: Dict[str, List[Disk]], options: Overrides,
+                     plan: Plan) -> List[CertRecord]:
+    """The records plan may use: not those made with a firmware that no
+    installed disk of their key runs (when the installed firmware is
+    known), since a firmware update can change what a drive needs.  Each
+    unit certified only with another firmware has the proposals of its
+    latest record held, naming both firmwares; --allow-firmware-mismatch
+    uses them all, with a warning."""
+    usable: List[CertRecord] = []
+    stale: Dict[Tuple[str, str], CertRecord] = {}
+    installed: Dict[str, List[str]] = {}
+    for rec in records:
+        if rec.key is None:
+            usable.append(rec)
+            continue
+        running = installed.setdefault(rec.key, sorted({
+            _firmware(d.firmware) for d in present.get(rec.key, [])
+            if _firmware(d.firmware)}))
+        if not running or not _firmware(rec.firmware) or \
+                _firmware(rec.firmware) in running:
+            usable.append(rec)
+            continue
+        unit = (rec.key, rec.unit_serial or "#%d" % id(rec))
+        if unit not in stale or stale[unit].time < rec.time:
+            stale[unit] = rec
+    current = {(r.key, r.unit_serial) for r in usable}
+    for (key, serial), rec in sorted(stale.items()):
+        if (key, serial) in current:
+            continue    # the unit also has a record of a firmware in use
+        what = "certification %s (serial %s) measured firmware %s; the " \
+            "installed disks of this key run firmware %s" % (
+                certified_when(rec), rec.serial or "?",
+                _firmware(rec.firmware), ", ".join(installed[key]))
+        if options.allow_firmware_mismatch:
+            plan.warnings.append("%s: %s: used (--allow-firmware-mismatch)"
+                                 % (key, what))
+            continue
+        for tunable, value in rec.recommended.items():
+            plan.held.append(Held(key, tunable, value_text(value),
+                                  "%s: a firmware update can change what "
+                                  "the drive needs; certify it again, or "
+                                  "--allow-firmware-mismatch to use it"
+                                  % what))
+        if not rec.recommended:
+            plan.warnings.append("%s: %s: not used (certify it again, or "
+                                 "--allow-firmware-mismatch)" % (key, what))
+    if options.allow_firmware_mismatch:
+        return list(records)
+    return usable
 
 
 def _with_consensus(p: Proposal, units: int,

@@ -1,0 +1,118 @@
+"""`ansible-test sanity` on a copy of the sdtune.illumos collection
+placed under a temporary ansible_collections/sdtune/illumos (where
+ansible-test must run), and `ansible-doc` on each module.
+
+Only the sanity tests that run here with --python 3.11 and no docker are
+run: the others (ansible-doc, import, pep8, pylint, runtime-metadata,
+validate-modules, yamllint) make ansible-test build a virtual
+environment and bootstrap pip into it from ci-files.testing.ansible.com,
+which this machine does not reach.  ansible-doc itself runs below, from
+the installed ansible-core, against every module's documentation."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import time
+
+import pytest
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+COLLECTION = os.path.join(REPO, "plugin", "ansible")
+MODULES = ("sdtune_info", "sdtune_records", "sdtune_tune")
+SANITY = ("action-plugin-docs", "changelog", "compile", "empty-init",
+          "ignores", "line-endings", "no-assert", "no-get-exception",
+          "no-illegal-filenames", "no-smart-quotes", "pslint",
+          "replace-urlopen", "shebang",
+          "shellcheck", "symlinks", "use-argspec-type-path",
+          "use-compat-six")
+
+
+def tool(name):
+    path = os.path.join(sysconfig.get_path("scripts"), name)
+    return path if os.path.exists(path) else shutil.which(name)
+
+
+@pytest.fixture(scope="module")
+def collections(tmp_path_factory):
+    if tool("ansible-test") is None:
+        pytest.skip("ansible-core is not installed (tests/deps.sh)")
+    top = str(tmp_path_factory.mktemp("sanity"))
+    shutil.copytree(COLLECTION, os.path.join(
+        top, "ansible_collections", "sdtune", "illumos"),
+        ignore=shutil.ignore_patterns("__pycache__", "output"))
+    return top
+
+
+def env(top):
+    return {"PATH": os.path.dirname(tool("ansible-test")) + ":/usr/bin:/bin",
+            "HOME": top, "LC_ALL": "C.UTF-8", "ANSIBLE_NOCOLOR": "1",
+            "ANSIBLE_COLLECTIONS_PATH": top,
+            "ANSIBLE_LOCAL_TEMP": os.path.join(top, "tmp")}
+
+
+def test_ansible_test_sanity(collections):
+    tests = list(SANITY)
+    argv = [tool("ansible-test"), "sanity", "--python", "3.11", "--color",
+            "no"]
+    for t in tests:
+        argv += ["--test", t]
+    root = os.path.join(collections, "ansible_collections", "sdtune",
+                        "illumos")
+    start = time.monotonic()
+    proc = subprocess.run(argv, cwd=root, env=env(collections),
+                          capture_output=True, text=True, timeout=100,
+                          check=False)
+    print("ansible-test sanity (%s): %.1f s"
+          % (", ".join(tests), time.monotonic() - start))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    ran = [line for line in proc.stdout.splitlines()
+           if line.startswith("Running sanity test")]
+    assert len(ran) == len(tests), proc.stdout
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_ansible_doc(collections, name):
+    proc = subprocess.run([tool("ansible-doc"), "-t", "module", "--json",
+                           "sdtune.illumos." + name], cwd=collections,
+                          env=env(collections), capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    doc = json.loads(proc.stdout)["sdtune.illumos." + name]
+    assert doc["doc"]["description"] and doc["examples"] and doc["return"]
+    options = doc["doc"]["options"]
+    for common in ("sdtune", "root", "config", "host"):
+        assert common in options, common
+    assert options["sdtune"]["default"] == "/usr/sbin/sdtune"
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_documented_options_are_the_argument_spec(collections, name):
+    """What validate-modules would check first, without its venv: the
+    module, run by itself with an unknown option, lists the options it
+    takes, which must be the documented ones."""
+    path = os.path.join(collections, "ansible_collections", "sdtune",
+                        "illumos", "plugins", "modules", name + ".py")
+    args = os.path.join(collections, name + "-args.json")
+    with open(args, "w") as f:
+        json.dump({"ANSIBLE_MODULE_ARGS": {"no_such_option": 1,
+                                           "src": "/nonexistent"}}, f)
+    proc = subprocess.run([sys.executable, path, args], cwd=collections,
+                          env=dict(env(collections),
+                                   PYTHONPATH=collections),
+                          capture_output=True, text=True, timeout=60,
+                          check=False)
+    result = json.loads(proc.stdout)
+    assert result["failed"] is True
+    supported = re.search(r"Supported parameters include: (.*)\.?$",
+                          result["msg"]).group(1).rstrip(".")
+    doc = subprocess.run([tool("ansible-doc"), "-t", "module", "--json",
+                          "sdtune.illumos." + name], cwd=collections,
+                         env=env(collections), capture_output=True,
+                         text=True, timeout=60, check=True)
+    options = json.loads(doc.stdout)["sdtune.illumos." + name]["doc"][
+        "options"]
+    assert sorted(supported.split(", ")) == sorted(options)

@@ -1,0 +1,374 @@
+"""Records that travel (certify/travel.py), pure: the digests, the
+export document and every way an import refuses one (each message names
+what is wrong and, for a record, its number, key and serial), what an
+import does with each record, and the firmware hold of plan."""
+
+import hashlib
+import json
+
+import pytest
+
+from sdtune.certify import travel
+from sdtune.certify.records import CertRecord, QueueDepth
+from sdtune.certify.travel import BadExport, check_export
+from sdtune.inventory.disks import Disk, Inventory, SdValues
+from sdtune.tune.plan import Overrides, make_plan
+
+KEY = "ATA     INTEL SSDSC2KB96"
+OTHER = "ATA     SAMSUNG MZ7LM480"
+BY = {"host": "fs01", "platform": "omnios", "sdtune_version": "0.1.0",
+      "time": 1795000000.0, "time_iso": "2026-11-18T09:46:40Z"}
+
+
+def record(serial="PHYF0000", key=KEY, firmware="0132", t=1795000000.5,
+           **more) -> CertRecord:
+    doc = {"version": 1, "target": "c1t1d0", "device": "/dev/rdsk/c1t1d0p0",
+           "key": key, "serial": serial, "firmware": firmware, "time": t,
+           "time_iso": "2026-11-18T09:46:40Z", "source": "sdio",
+           "logical_block_bytes": 512, "native_sector_bytes": 4096,
+           "sector_confidence": 0.99, "sector_reason": "measured",
+           "cache": "volatile", "cache_confidence": 0.97,
+           "cache_reason": "measured",
+           "queue_depth": QueueDepth(32, {}, 32, None, 0.9,
+                                     "knee").to_json(),
+           "recommended": {"physical-block-size": 4096},
+           "evidence": {"device": {"nv_sup": False},
+                        "sector": {"rounds": 24, "ratio": 3.25}}}
+    doc.update(more)
+    return CertRecord.from_json(doc)
+
+
+def export_bytes(recs=None) -> bytes:
+    recs = recs if recs is not None else [
+        record("PHYF000%d" % i) for i in range(1, 6)]
+    return travel.render_export(travel.build_export(recs, dict(BY)))
+
+
+def refusal(data: bytes) -> str:
+    with pytest.raises(BadExport) as e:
+        check_export(data)
+    return e.value.why
+
+
+def edited(data: bytes, edit) -> bytes:
+    doc = json.loads(data)
+    edit(doc)
+    return json.dumps(doc, indent=2).encode()
+
+
+# ------------------------------------------------------------- digests
+
+def test_canonical_json_is_sorted_compact_ascii():
+    assert travel.canonical({"b": 1, "a": "é", "c": [1.5]}) == \
+        b'{"a":"\\u00e9","b":1,"c":[1.5]}'
+    with pytest.raises(ValueError):
+        travel.canonical({"x": float("nan")})
+
+
+def test_digest_leaves_out_its_own_field():
+    doc = {"a": 1, "sha256": "whatever"}
+    assert travel.digest(doc) == hashlib.sha256(b'{"a":1}').hexdigest()
+    assert travel.digest(doc) == travel.digest({"a": 1})
+
+
+def test_export_document_shape_and_digests():
+    doc = travel.build_export([record(), record("X2")], dict(BY))
+    assert list(doc) == ["format", "version", "exported_by", "count",
+                         "records", "sha256"]
+    assert (doc["format"], doc["version"], doc["count"]) == \
+        ("sdtune-records", 1, 2)
+    assert doc["sha256"] == travel.digest(doc)
+    for entry in doc["records"]:
+        assert entry["sha256"] == travel.digest(entry)
+        assert set(entry) == {"sha256", "origin", "record"}
+    # A record made before origins were recorded is said to come from
+    # the exporting host, its versions unknown.
+    assert doc["records"][0]["origin"] == {
+        "host": "fs01", "platform": "omnios", "sdtune_version": None,
+        "engine_version": None}
+    # A record's own origin is kept.
+    mine = {"host": "fs07", "platform": "smartos", "sdtune_version": "0.1.0",
+            "engine_version": "0.1.0"}
+    doc = travel.build_export([record(origin=mine)], dict(BY))
+    assert doc["records"][0]["origin"] == mine
+
+
+def test_an_intact_export_is_read_back_exactly():
+    data = export_bytes()
+    got = check_export(data)
+    assert [e.index for e in got.entries] == [1, 2, 3, 4, 5]
+    assert got.entries[2].record.serial == "PHYF0003"
+    assert got.entries[2].record.as_stored() == record("PHYF0003").to_json()
+    assert got.exported_by == BY
+    assert got.sha256 == json.loads(data)["sha256"]
+
+
+def test_file_targets_are_not_exportable():
+    assert not travel.exportable(record(key=None))
+    assert travel.exportable(record(key=None, driver="blkdev", model="M"))
+    assert travel.exportable(record())
+
+
+# ------------------------------------------------------------- refusals
+
+def test_one_digit_of_the_evidence_changed_names_the_record():
+    data = export_bytes()
+    text = data.decode()
+    assert text.count('"ratio": 3.25') == 5
+    # Change the second record's only: after the first occurrence.
+    first = text.index('"ratio": 3.25')
+    second = text.index('"ratio": 3.25', first + 1)
+    bad = text[:second] + '"ratio": 3.26' + text[second + 13:]
+    assert refusal(bad.encode()) == (
+        'record 2 (key "%s", serial PHYF0002): content does not match its '
+        "sha256" % KEY)
+
+
+def test_an_edited_origin_is_refused_too():
+    def edit(doc):
+        doc["records"][0]["origin"]["host"] = "fs99"
+    assert "record 1 (" in refusal(edited(export_bytes(), edit))
+
+
+@pytest.mark.parametrize("cut, where", [
+    (0.5, "truncated in record 3 of 5"),
+    (0.01, "truncated before its records"),
+])
+def test_a_truncated_file_says_where(cut, where):
+    data = export_bytes()
+    assert refusal(data[:int(len(data) * cut)]) == where
+
+
+def test_a_file_cut_between_records_and_after_them():
+    data = export_bytes()
+    text = data.decode()
+    end2 = text.index('"sha256"', text.index('"PHYF0003"') - 3000)
+    # Just after record 2's closing brace and its comma.
+    cut = text.rindex("}", 0, text.index('"PHYF0003"'))
+    cut = text.rindex("},", 0, cut) + 2
+    assert end2 > 0
+    assert refusal(text[:cut].encode()) in (
+        "truncated after record 2 of 5", "truncated in record 3 of 5")
+    tail = text.rindex("]")
+    assert refusal(text[:tail + 1].encode()) == (
+        "truncated after its records (the document's sha256 is missing)")
+
+
+def test_a_removed_record_is_refused():
+    def drop(doc):
+        del doc["records"][1]
+    assert refusal(edited(export_bytes(), drop)) == (
+        "holds 4 records where its header says 5 (records removed or added)")
+
+    def drop_and_count(doc):
+        del doc["records"][1]
+        doc["count"] = 4
+    assert refusal(edited(export_bytes(), drop_and_count)) == (
+        "the document does not match its sha256 (records removed, "
+        "reordered or edited)")
+
+
+def test_reordered_records_are_refused():
+    def swap(doc):
+        doc["records"].reverse()
+    assert "does not match its sha256" in \
+        refusal(edited(export_bytes(), swap))
+
+
+@pytest.mark.parametrize("edit, why", [
+    (lambda d: d.update(format="fio"), 'not an sdtune records export '
+     '(format "fio", not "sdtune-records")'),
+    (lambda d: d.pop("format"), 'not an sdtune records export (no '
+     '"format")'),
+    (lambda d: d.update(version=2), "export version 2: this sdtune reads "
+     "version 1 only"),
+    (lambda d: d.update(version=True), "export version true: this sdtune "
+     "reads version 1 only"),
+    (lambda d: d.update(records={}), "field 'records' must be a list"),
+    (lambda d: d.update(exported_by=[]), "field 'exported_by' must be an "
+     "object with a host"),
+    (lambda d: d.pop("sha256"), "no sha256 of the document"),
+    (lambda d: d["records"].__setitem__(0, 5), "record 1: not a JSON "
+     "object"),
+    (lambda d: d["records"][0].pop("sha256"), 'record 1 (key "%s", serial '
+     'PHYF0001): no sha256 of its content' % KEY),
+    (lambda d: d["records"][0].update(record=[]), "record 1: field "
+     "'record' must be an object"),
+])
+def test_each_document_problem_has_its_message(edit, why):
+    assert refusal(edited(export_bytes(), edit)) == why
+
+
+def test_a_record_that_is_not_a_record_with_a_matching_sha256():
+    """A tool that writes a good digest over a bad record is still
+    refused, by records.record_problem's words."""
+    def bad(doc):
+        entry = doc["records"][1]
+        entry["record"]["recommended"] = {"physical-block-size": 4000}
+        entry["sha256"] = travel.digest(entry)
+        doc["sha256"] = travel.digest(doc)
+    why = refusal(edited(export_bytes(), bad))
+    assert why.startswith('record 2 (key "%s", serial PHYF0002): not a '
+                          "certification record: field "
+                          "'recommended.physical-block-size'" % KEY), why
+
+    def origin(doc):
+        entry = doc["records"][0]
+        entry["origin"]["host"] = 7
+        entry["sha256"] = travel.digest(entry)
+        doc["sha256"] = travel.digest(doc)
+    assert refusal(edited(export_bytes(), origin)).endswith(
+        "field 'origin.host' must be text or null")
+
+
+@pytest.mark.parametrize("data, why", [
+    (b"", "empty file"),
+    (b"\xff\xfe", "not UTF-8 text (byte 0)"),
+    (b"[1, 2] x", "not valid JSON (line 1, column 8)"),
+    (b"[1, 2]", "not an sdtune records export (not a JSON object)"),
+    (b'{"a": NaN}', "not valid JSON (NaN is not JSON)"),
+])
+def test_what_is_not_json_or_not_an_export(data, why):
+    assert refusal(data) == why
+
+
+# ------------------------------------------------------------- importing
+
+DIR = "/r/var/sdtune/certify"
+
+
+def steps(data: bytes, local=(), existing=None):
+    export = check_export(data)
+    return travel.plan_import(export, list(local), existing or {}, DIR,
+                              "/tmp/x.json", 1795100000.0)
+
+
+def test_new_records_are_imported_under_their_own_names():
+    got = steps(export_bytes([record("A1"), record("A2")]))
+    assert [s.action for s in got] == ["imported", "imported"]
+    assert got[0].path == DIR + "/imported+fs01+ATA_INTEL_SSDSC2KB96--A1--" \
+        "0132.json"
+    doc = json.loads(got[0].data)
+    assert doc["imported"] == {
+        "from_host": "fs01", "exported_by": "fs01", "file": "/tmp/x.json",
+        "time": 1795100000.0, "sha256": got[0].entry.sha256}
+    assert doc["origin"]["host"] == "fs01"
+    back = CertRecord.from_json(doc)
+    assert back.origin_host == "fs01"
+    assert back.to_json() == doc
+
+
+def test_a_local_certification_is_never_replaced():
+    local = record("A1", firmware="0100", t=5.0)
+    got = steps(export_bytes([record("A1"), record("A2")]), local=[local])
+    assert [s.action for s in got] == ["skipped", "imported"]
+    assert got[0].reason.startswith("a local certification of this serial "
+                                    "exists")
+    assert "local records are never replaced" in got[0].reason
+
+
+def test_an_imported_record_of_the_serial_does_not_block():
+    imported = record("A1", imported={"from_host": "fs05",
+                                      "sha256": "0" * 64})
+    got = steps(export_bytes([record("A1")]), local=[imported])
+    assert [s.action for s in got] == ["imported"]
+
+
+def test_the_same_content_again_is_unchanged():
+    data = export_bytes([record("A1")])
+    first = steps(data)[0]
+    again = steps(data, existing={first.path: first.data})[0]
+    assert (again.action, again.reason) == ("unchanged", "already imported")
+    # Other content under the same name (a newer export): replaced.
+    newer = export_bytes([record("A1", sector_reason="again")])
+    step = steps(newer, existing={first.path: first.data})[0]
+    assert step.action == "imported" and step.before == first.data
+
+
+def test_what_cannot_be_imported_is_skipped_with_the_reason():
+    got = steps(export_bytes([record("A1"), record("A1"),
+                              record(""), record(key=None, driver="blkdev",
+                                                 model="M", serial="N1")]))
+    assert [s.action for s in got] == ["imported", "skipped", "skipped",
+                                       "imported"]
+    assert got[1].reason == "record 1 of this file names the same drive " \
+        "and firmware"
+    assert got[2].reason.startswith("no serial")
+
+
+def test_entry_json_of_each_kind():
+    data = export_bytes([record("A1")])
+    step = steps(data)[0]
+    assert travel.entry_json(step) == {"key": KEY, "serial": "A1",
+                                       "firmware": "0132",
+                                       "from_host": "fs01"}
+    step = steps(data, local=[record("A1")])[0]
+    assert set(travel.entry_json(step)) == {"key", "serial", "firmware",
+                                            "reason"}
+
+
+def test_provenance_parsers():
+    assert travel.parse_engine_version("sdio 0.1.0\n") == "0.1.0"
+    assert travel.parse_engine_version("usage: sdio ...\n") is None
+    assert travel.parse_node_name("fs01\n") == "fs01"
+    assert travel.parse_node_name("\n") is None
+
+
+# ------------------------------------------------------------- plan
+
+def disk(name, key, firmware, serial):
+    return Disk(name=name, instance=None, key=key, vid=key[:8],
+                pid=key[8:], serial=serial, firmware=firmware,
+                size_bytes=1 << 40, logical_block_bytes=512,
+                physical_block_bytes=512, ssd=True, in_use=None,
+                rejected_reasons=[], pool=None, pool_role=None,
+                vdev_ashift=None, sd=SdValues())
+
+
+def plan_of(recs, disks, **options):
+    inv = Inventory(disks=disks)
+    return make_plan("", "/kernel/drv/sd.conf", "upstream", inv, recs, [],
+                     Overrides(**options), 0.0)
+
+
+def test_a_record_of_another_firmware_is_held_back():
+    recs = [record("A1", firmware="0100")]
+    plan = plan_of(recs, [disk("c1t1d0", KEY, "0132", "A1")])
+    assert plan.changes == []
+    (held,) = plan.held
+    assert (held.key, held.tunable, held.value) == \
+        (KEY, "physical-block-size", "4096")
+    assert "firmware 0100" in held.reason and "firmware 0132" in held.reason
+    assert "--allow-firmware-mismatch" in held.reason
+    plan = plan_of(recs, [disk("c1t1d0", KEY, "0132", "A1")],
+                   allow_firmware_mismatch=True)
+    assert [c.set for c in plan.changes] == [{"physical-block-size": "4096"}]
+    assert any("--allow-firmware-mismatch" in w for w in plan.warnings)
+
+
+def test_the_record_of_the_installed_firmware_wins():
+    recs = [record("A1", firmware="0100", t=9.0),
+            record("A1", firmware="0132", t=1.0)]
+    plan = plan_of(recs, [disk("c1t1d0", KEY, "0132", "A1")])
+    assert plan.held == []
+    assert [c.set for c in plan.changes] == [{"physical-block-size": "4096"}]
+
+
+def test_unknown_firmware_holds_nothing():
+    recs = [record("A1", firmware="0100")]
+    assert plan_of(recs, [disk("c1t1d0", KEY, None, "A1")]).held == []
+    assert plan_of([record("A1", firmware=None)],
+                   [disk("c1t1d0", KEY, "0132", "A1")]).held == []
+
+
+def test_reasons_of_an_imported_record_name_its_origin():
+    rec = record("A1", origin={"host": "fs07"},
+                 imported={"from_host": "fs07", "sha256": "1" * 64})
+    plan = plan_of([rec], [disk("c1t1d0", KEY, "0132", "A1")])
+    (change,) = plan.changes
+    assert change.why[0].source == \
+        "certification 2026-11-18T09:46:40Z imported from fs07"
+    rec = record("A1", firmware="0100", origin={"host": "fs07"},
+                 imported={"from_host": "fs07", "sha256": "1" * 64})
+    plan = plan_of([rec], [disk("c1t1d0", KEY, "0132", "A1")])
+    assert "imported from fs07" in plan.held[0].reason
