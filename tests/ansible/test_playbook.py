@@ -152,11 +152,15 @@ def counts(play):
     return ok, changed
 
 
-def test_counts_per_play_and_recap(run):
+def test_counts_per_play_and_recap(run, request):
     got = [(p["name"],) + counts(p) for p in run.plays]
+    # Shown after the run (tests/conftest.py), not captured.
     for name, ok, changed in got:
-        print("%-28s ok=%d changed=%d" % (name, ok, changed))
-    print("playbook: %.1f s" % run.seconds)
+        request.node.user_properties.append(
+            ("show", "ansible play %-28s ok=%d changed=%d"
+             % (name, ok, changed)))
+    request.node.user_properties.append(
+        ("show", "ansible-playbook: %.1f s" % run.seconds))
     assert got == EXPECTED
     recap = re.search(r"^localhost\s+: ok=(\d+)\s+changed=(\d+)\s+"
                       r"unreachable=0\s+failed=0", run.proc.stdout, re.M)

@@ -17,7 +17,7 @@ description:
   - Reads only; never changes the appliance.
   - C(audit) and C(verify) exit 1 when they find problems; that is
     reported in the facts, not as a failure.
-author: sdtune authors
+author: The sdtune authors (!UNKNOWN)
 options:
   sdtune:
     description:
@@ -41,8 +41,10 @@ options:
 attributes:
   check_mode:
     support: full
+    description: Reads only; the same in check mode.
   diff_mode:
     support: none
+    description: Changes nothing, so there is nothing to show.
 """
 
 EXAMPLES = r"""
@@ -102,7 +104,7 @@ def main():
     try:
         for name, argv in argvs:
             ok = (0, EXIT_PROBLEMS) if name in ("audit", "verify") else (0,)
-            _, docs[name], said = run_json(run, argv, ok)
+            rc, docs[name], said = run_json(run, argv, ok)
             # Each command reads the inventory: say its notes once.
             warnings += [w for w in said if w not in warnings]
         result = info_result(docs, argvs)

@@ -21,7 +21,7 @@ description:
   - In check mode nothing is stored. sdtune's dry run,
     C(results --import src --dry-run), checks the file as an import
     would and says what it would store, skip or leave unchanged.
-author: sdtune authors
+author: The sdtune authors (!UNKNOWN)
 options:
   src:
     description:
@@ -53,8 +53,12 @@ options:
 attributes:
   check_mode:
     support: full
+    description: sdtune's own dry run (C(results --import --dry-run))
+      says what would be stored.
   diff_mode:
     support: none
+    description: Records are not shown as a diff; the result lists
+      them.
 """
 
 EXAMPLES = r"""
@@ -120,7 +124,7 @@ def main():
     src = module.params["src"]
     remote = bool(module.params["host"])
     try:
-        _, doc, warnings = run_json(
+        rc, doc, warnings = run_json(
             run, import_argv(base, src, remote, module.check_mode),
             data=read_text(src) if remote else None)
         result = records_result(doc, module.check_mode)

@@ -23,7 +23,7 @@ description:
     of that entry exists (read from C(sdtune history -o json)).
   - In check mode sdtune makes a dry run (no C(--yes)); the module reports
     changed, the diff and reboot_required as a real run would.
-author: sdtune authors
+author: The sdtune authors (!UNKNOWN)
 options:
   state:
     description:
@@ -76,8 +76,12 @@ options:
 attributes:
   check_mode:
     support: full
+    description: sdtune's dry run (C(apply) or C(rollback) without
+      C(--yes)) reports the change without making it.
   diff_mode:
     support: full
+    description: The unified diff of sd.conf (and of the platform's
+      copies) that the change makes.
 """
 
 EXAMPLES = r"""
@@ -156,19 +160,19 @@ def main():
     warnings = []
     try:
         if params["state"] == "applied":
-            _, doc, warnings = run_json(
+            rc, doc, warnings = run_json(
                 run, apply_argv(base, params, module.check_mode))
             result = tune_result(doc, module.check_mode, module._diff)
         else:
             # history exits 1 when it cannot read an entry, and says so.
-            _, history, warnings = run_json(run, history_argv(base),
-                                            (0, EXIT_PROBLEMS))
+            rc, history, warnings = run_json(run, history_argv(base),
+                                             (0, EXIT_PROBLEMS))
             entry, why = rollback_target(history.get("entries") or [],
                                          params["journal_entry"])
             if entry is None:
                 result = unchanged_rollback(why)
             else:
-                _, doc, more = run_json(
+                rc, doc, more = run_json(
                     run, rollback_argv(base, entry, module.check_mode))
                 warnings += more
                 result = tune_result(doc, module.check_mode, module._diff)

@@ -1,0 +1,18 @@
+"""Hooks for every test run: what a test asks to have shown after the
+run, which pytest would otherwise capture (the Ansible playbook's
+ok/changed counts per play, tests/ansible/test_playbook.py).  A test
+adds ("show", line) to its node's user_properties; pytest-xdist carries
+those to the process that prints the summary."""
+
+
+def pytest_terminal_summary(terminalreporter):
+    lines = []
+    for outcome in ("passed", "failed"):
+        for report in terminalreporter.stats.get(outcome, []):
+            for name, value in getattr(report, "user_properties", ()):
+                if name == "show" and value not in lines:
+                    lines.append(value)
+    if lines:
+        terminalreporter.section("shown by the tests")
+        for line in lines:
+            terminalreporter.write_line(line)
