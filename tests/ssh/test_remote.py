@@ -319,3 +319,41 @@ def test_two_files_certified_at_once_over_ssh(tmp_path, sshd):
         # the pace and the phase was measured again alone.
         assert crowd["drives_beside"] == 1 or crowd["reruns"], crowd
     assert any(p["drives_beside"] == 1 for c in crowds for p in c["probes"])
+
+
+def test_one_session_answers_each_of_several_threads(tmp_path, sshd):
+    """A shelf stores each drive's record from that drive's thread
+    through the one main session: requests made by several threads at
+    once each get their own answer, whole."""
+    import threading
+    from sdtune.cli import _ssh_host
+    from sdtune.config import load_config
+    from sdtune.host.local import RealHost
+    app = Appliance.build("small-nexenta", str(tmp_path / "app"))
+    cfg = load_config(RealHost(), remote_config(app, sshd),
+                      system_config=None)
+    host = _ssh_host(sshd.alias, app.root, cfg)
+    directory = app.root + "/var/tmp"
+    os.makedirs(directory, exist_ok=True)
+    wrong = []
+
+    def work(n):
+        for i in range(15):
+            path = "%s/t%d-%d" % (directory, n, i)
+            data = (b"%d:%d " % (n, i)) * (1 + 500 * (i % 3))
+            host.write_atomic(path, data)
+            if host.read_bytes(path) != data:
+                wrong.append(path)
+
+    try:
+        threads = [threading.Thread(target=work, args=(n,))
+                   for n in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert not any(t.is_alive() for t in threads)
+        assert not wrong, wrong
+        assert len(os.listdir(directory)) == 90
+    finally:
+        host.close()

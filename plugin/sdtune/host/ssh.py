@@ -85,6 +85,10 @@ class SshHost(Host):
         # Sessions of worker(): one request stream cannot carry the
         # engines of several drives at once.
         self._workers: List["SshHost"] = []
+        # One request stream: one thread's requests and their answers at
+        # a time (a shelf stores each drive's record from that drive's
+        # thread, through this session).
+        self._wire = threading.RLock()
 
     # -- the session --------------------------------------------------------
 
@@ -104,6 +108,10 @@ class SshHost(Host):
                 self.dest, remote]
 
     def _session(self) -> subprocess.Popen:
+        with self._wire:
+            return self._open_session()
+
+    def _open_session(self) -> subprocess.Popen:
         if self._broken is not None:
             raise self._broken
         if self._proc is not None:
@@ -157,6 +165,11 @@ class SshHost(Host):
         """Send every request, then read one answer each (pipelined: one
         round trip).  An `err` answer comes back as the field list with
         b"err" in front."""
+        with self._wire:
+            return self._exchange_now(requests, timeout_s, what)
+
+    def _exchange_now(self, requests: List[bytes], timeout_s: float,
+                      what: str) -> List[List[bytes]]:
         proc = self._proc
         assert proc is not None and proc.stdin is not None and \
             proc.stdout is not None
