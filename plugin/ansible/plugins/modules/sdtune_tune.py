@@ -99,6 +99,12 @@ EXAMPLES = r"""
   sdtune.illumos.sdtune_tune:
     state: rolled_back
     journal_entry: "{{ tuned.journal_entry }}"
+
+- name: An appliance without Python 3 (NexentaStor), over sdtune's own SSH
+  sdtune.illumos.sdtune_tune:
+    state: applied
+    host: root@{{ inventory_hostname }}
+  delegate_to: localhost
 """
 
 RETURN = r"""
