@@ -300,3 +300,24 @@ def test_usage_errors(fleet):
     # An export never replaces a file.
     proc = fs01.sdtune("results", "--export", export)
     assert proc.returncode == 3 and "already exists" in proc.stderr
+
+
+def test_a_record_json_cannot_carry_is_named_not_exported(tmp_path):
+    """A stored record whose evidence holds NaN (Python's json writes and
+    reads it; JSON has no such number): the export is refused naming
+    the record, and no file is written."""
+    app = appliance(tmp_path, "fs04")
+    inject_record(app, SAS, {"throttle-max": 77}, serial=SAS_SERIAL,
+                  firmware="GXL0",
+                  evidence={"device": {"nv_sup": True},
+                            "sector": {"ratio": float("nan")}})
+    out = str(tmp_path / "nan.json")
+    for where in (out, "-"):
+        proc = app.sdtune("results", "--export", where)
+        assert proc.returncode == 4, proc.stderr
+        assert "Traceback" not in proc.stderr and proc.stdout == ""
+        assert proc.stderr == (
+            "sdtune: cannot export '%s': record 1 (key \"%s\", serial %s) "
+            "holds a number JSON cannot carry (NaN or infinity)\n"
+            % (where, SAS, SAS_SERIAL))
+    assert not os.path.exists(out)

@@ -151,9 +151,11 @@ def build_export(recs: List[CertRecord], exported_by: Dict[str, Any]
                  ) -> Dict[str, Any]:
     """The export document of ``recs``.  A record without an origin (made
     before records had one) is said to come from the exporting host,
-    where it is stored, with its versions unknown.  Pure."""
+    where it is stored, with its versions unknown.  BadExport naming a
+    record whose document holds NaN or an infinity: Python's json
+    stores and reads them, JSON has no such numbers.  Pure."""
     entries = []
-    for rec in recs:
+    for index, rec in enumerate(recs, 1):
         doc = rec.as_stored()
         origin = doc.get("origin")
         if not isinstance(origin, dict):
@@ -161,7 +163,12 @@ def build_export(recs: List[CertRecord], exported_by: Dict[str, Any]
                       "platform": exported_by.get("platform"),
                       "sdtune_version": None, "engine_version": None}
         entry: Dict[str, Any] = {"origin": origin, "record": doc}
-        entry = dict({"sha256": digest(entry)}, **entry)
+        try:
+            entry = dict({"sha256": digest(entry)}, **entry)
+        except ValueError:
+            raise BadExport("record %d (%s) holds a number JSON cannot "
+                            "carry (NaN or infinity)"
+                            % (index, describe(doc))) from None
         entries.append(entry)
     doc = {"format": FORMAT, "version": VERSION,
            "exported_by": exported_by, "count": len(entries),

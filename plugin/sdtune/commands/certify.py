@@ -357,7 +357,10 @@ def export_records(host: "Host", recs: List["CertRecord"], path: str,
     if by["host"] is None:
         err.write("sdtune: warning: 'uname -n' gave no node name: the "
                   "export names no host\n")
-    doc = travel.build_export(chosen, by)
+    try:
+        doc = travel.build_export(chosen, by)
+    except travel.BadExport as e:
+        raise SdtuneError("export", path, e.why) from None
     data = travel.render_export(doc)
     if path == "-":
         out.write(data.decode("ascii"))
