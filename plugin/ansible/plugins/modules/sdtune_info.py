@@ -18,26 +18,8 @@ description:
   - C(audit) and C(verify) exit 1 when they find problems; that is
     reported in the facts, not as a failure.
 author: The sdtune authors (!UNKNOWN)
-options:
-  sdtune:
-    description:
-      - Path of the sdtune launcher.
-    type: path
-    default: /usr/sbin/sdtune
-  root:
-    description:
-      - System root for sd.conf and sdtune's state (C(sdtune -R)).
-    type: path
-  config:
-    description:
-      - Configuration file overriding sdtune.conf (C(sdtune --config)).
-    type: path
-  host:
-    description:
-      - Work on the appliance O(host) over SSH (C(sdtune --host)), for
-        appliances without Python 3; run the task with C(delegate_to)
-        set to V(localhost).
-    type: str
+extends_documentation_fragment:
+  - sdtune.illumos.sdtune
 attributes:
   check_mode:
     support: full

@@ -22,6 +22,8 @@ description:
     C(results --import src --dry-run), checks the file as an import
     would and says what it would store, skip or leave unchanged.
 author: The sdtune authors (!UNKNOWN)
+extends_documentation_fragment:
+  - sdtune.illumos.sdtune
 options:
   src:
     description:
@@ -31,25 +33,6 @@ options:
         input (with C(--host) the files sdtune names are the appliance's).
     type: path
     required: true
-  sdtune:
-    description:
-      - Path of the sdtune launcher.
-    type: path
-    default: /usr/sbin/sdtune
-  root:
-    description:
-      - System root for sd.conf and sdtune's state (C(sdtune -R)).
-    type: path
-  config:
-    description:
-      - Configuration file overriding sdtune.conf (C(sdtune --config)).
-    type: path
-  host:
-    description:
-      - Work on the appliance O(host) over SSH (C(sdtune --host)), for
-        appliances without Python 3; run the task with C(delegate_to)
-        set to V(localhost).
-    type: str
 attributes:
   check_mode:
     support: full

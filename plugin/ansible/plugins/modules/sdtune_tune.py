@@ -24,6 +24,8 @@ description:
   - In check mode sdtune makes a dry run (no C(--yes)); the module reports
     changed, the diff and reboot_required as a real run would.
 author: The sdtune authors (!UNKNOWN)
+extends_documentation_fragment:
+  - sdtune.illumos.sdtune
 options:
   state:
     description:
@@ -54,25 +56,6 @@ options:
         NV_SUP (C(--allow-no-nv-evidence)).
     type: bool
     default: false
-  sdtune:
-    description:
-      - Path of the sdtune launcher.
-    type: path
-    default: /usr/sbin/sdtune
-  root:
-    description:
-      - System root for sd.conf and sdtune's state (C(sdtune -R)).
-    type: path
-  config:
-    description:
-      - Configuration file overriding sdtune.conf (C(sdtune --config)).
-    type: path
-  host:
-    description:
-      - Work on the appliance O(host) over SSH (C(sdtune --host)), for
-        appliances without Python 3; run the task with C(delegate_to)
-        set to V(localhost).
-    type: str
 attributes:
   check_mode:
     support: full
