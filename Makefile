@@ -95,6 +95,7 @@ bench: deps engine
 fuzz: FUZZ_COUNT = $(or $(COUNT),$(FUZZ_INPUTS))
 fuzz: deps
 	PYTHONPATH=plugin $(PYTHON) tests/fuzz/fuzz_sdconf.py $(FUZZ_COUNT)
+	PYTHONPATH=plugin $(PYTHON) tests/fuzz/fuzz_nvmeconf.py $(FUZZ_COUNT)
 	PYTHONPATH=plugin $(PYTHON) tests/fuzz/fuzz_inputs.py $(FUZZ_COUNT)
 
 faults: deps engine

@@ -10,8 +10,10 @@ table says and what it reports; each finding says which.  The
 certification of a drive is its own serial's, else its model's: models
 that share a key (the 16-byte product id cuts long ATA models) are told
 apart by their full ATA model.  Disks sd does not attach (NVMe: blkdev)
-have no key; their certification is found by serial, and their vdevs
-are checked like any other.
+have no key; their certification is found by serial, their vdevs are
+checked like any other, idle namespaces of a member's model are weighed
+as replacements, and what blkdev reports is checked against nvme.conf
+(SDT-4003, SDT-4004, SDT-6005; tune/nvmeverify.py).
 
 A pair is checked for every model and certified serial its key covers
 (tune.members.key_members): one value for models that disagree (SDT-3006),
@@ -56,6 +58,18 @@ from .tune.members import (NV, UNKNOWN_CACHE, VOLATILE, Member,
 from .tune.verify import Elsewhere, verify_disk
 
 CONFIDENT = 0.95
+
+
+def _model_id(d: Disk) -> Optional[str]:
+    """What makes two disks the same model for replacement: the sd key,
+    or an NVMe namespace's controller model (no key: not under sd)."""
+    if d.key:
+        return d.key
+    if getattr(d, "nvme", None) is not None and d.model:
+        return "nvme:" + d.model.rstrip()
+    return None
+
+
 # lint codes whose finding is "the kernel ignores a tunable"
 IGNORED_CODES = {"unknown-tunable", "invalid-value", "throttle-reset",
                  "tuple-ignored", "no-colon", "octal", "trailing-junk",
@@ -124,8 +138,12 @@ def _identity(d: Disk) -> Optional[Identity]:
 class Auditor:
     def __init__(self, inv: Inventory, conf: ConfFile, conf_path: str,
                  recs: List[CertRecord], table: List[KnownDrive], flavour: str,
-                 space_matters: bool = False, platform=None) -> None:
+                 space_matters: bool = False, platform=None,
+                 nvme_check=None) -> None:
         self.inv, self.conf, self.conf_path = inv, conf, conf_path
+        # Disk -> its verify state against nvme.conf (tune/verify.py
+        # nvme_checker), for NVMe namespaces; None: not checked.
+        self.nvme_check = nvme_check
         # The platform adapter (platform/): the next boot's sd.conf and
         # the shadowed copies; None checks the effective file alone.
         self.platform = platform
@@ -144,6 +162,9 @@ class Auditor:
                 # (NVMe): found by its serial alone.
                 self.by_serial[(rec.key or "", rec.unit_serial)] = rec
         self.records = latest_by_serial(recs)
+        self.nvme_records = sorted((r for r in recs if not r.key and
+                                    r.driver not in (None, "sd")),
+                                   key=lambda r: r.time)
         self.known: Dict[str, List[KnownDrive]] = {}
         for d in inv.disks:
             ident = _identity(d)
@@ -165,8 +186,17 @@ class Auditor:
     def record_of(self, d: Disk) -> Optional[CertRecord]:
         """The certification that speaks for ``d``: its own serial's,
         else the latest of its model under its key, else (one model
-        under the key) the key's latest."""
+        under the key) the key's latest; for an NVMe namespace, its own
+        serial's, else its model's latest."""
         own = self.by_serial.get((d.key or "", (d.serial or "").strip()))
+        if own is None and not d.key and getattr(d, "nvme", None) and \
+                d.model:
+            # An NVMe namespace: the latest certification of its model
+            # (records outside sd name the model, there is no key).
+            model = d.model.rstrip()
+            recs = [r for r in self.nvme_records
+                    if (r.model or "").rstrip() == model]
+            return recs[-1] if recs else None
         if own is not None or not d.key:
             return own
         for m in self.members(d.key):
@@ -233,19 +263,26 @@ class Auditor:
         disks = {d.name: d for d in self.inv.disks}
         for pool, tops in by_pool.items():
             low = min(tops, key=lambda t: t.ashift)
-            member_keys = {disks[n].key for t in tops for n in t.disks
-                           if n in disks and disks[n].key}
+            member_keys = {_model_id(disks[n]) for t in tops
+                           for n in t.disks
+                           if n in disks and _model_id(disks[n])}
             seen: Set[str] = set()
             for d in self.inv.disks:
                 candidate = (d.pool == pool and d.pool_role == "spare") or \
-                    (d.pool is None and d.key in member_keys and
+                    (d.pool is None and _model_id(d) in member_keys and
                      not d.rejected_reasons)
                 if not candidate or d.name in seen:
                     continue
                 seen.add(d.name)
                 pbs = d.physical_block_bytes or 512
                 if pbs > (1 << low.ashift):
-                    self.add("SDT-1003", d.name, disk=d.name, key=d.key,
+                    nvme = not d.key and getattr(d, "nvme", None)
+                    undo = "remove min-phys-block-size from the model's " \
+                        "nvme-config-list triplet in /kernel/drv/nvme.conf" \
+                        if nvme else "'sdtune sdconf unset " \
+                        "/kernel/drv/sd.conf KEY physical-block-size'"
+                    self.add("SDT-1003", d.name, disk=d.name, undo=undo,
+                             key=d.key or "NVMe %s" % (d.model or "?"),
                              native=pbs, pool=pool, ashift=low.ashift,
                              size=1 << low.ashift)
 
@@ -391,6 +428,10 @@ class Auditor:
             # A disk whose values could not be read ("unknown") is
             # reported with its source (inventory_messages), not as a
             # finding.
+            if self.nvme_check is not None and \
+                    getattr(d, "nvme", None) is not None:
+                self.check_nvme(d)
+                continue
             state = verify_disk(self.conf, d, self.flavour, self.inv.failed,
                                 self.elsewhere)
             detail = "; ".join(state.details)
@@ -402,6 +443,17 @@ class Auditor:
                 self.add("SDT-6003", d.name, disk=d.name, detail=detail)
             elif state.state == "shadowed":
                 self.shadowed_disks.append(d.name)
+
+    def check_nvme(self, d: Disk) -> None:
+        """An NVMe namespace against nvme.conf (tune/nvmeverify.py)."""
+        state = self.nvme_check(d)
+        detail = "; ".join(state.details)
+        if state.state == "pending reboot":
+            self.add("SDT-4003", d.name, disk=d.name, detail=detail)
+        elif state.state == "ignored by nvme":
+            self.add("SDT-4004", d.name, disk=d.name, detail=detail)
+        elif state.state == "not persistent":
+            self.add("SDT-6005", d.name, disk=d.name, detail=detail)
 
     def check_platform(self) -> None:
         """Copies of sd.conf that change nothing, and a boot environment

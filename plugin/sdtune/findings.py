@@ -41,9 +41,8 @@ CATALOGUE: Dict[str, Kind] = {k.id: k for k in (
          "{disk} ({key}) reports {native} B sectors to ZFS but pool {pool} "
          "has a top-level vdev with ashift {ashift}: 'zpool replace' or "
          "'attach' with it fails (EDOM).",
-         "Do not set physical-block-size above {size} for this model while "
-         "it serves that vdev ('sdtune sdconf unset /kernel/drv/sd.conf "
-         "KEY physical-block-size'), or replace the vdev.", SEE),
+         "Do not raise this model's physical block size above {size} "
+         "while it serves that vdev ({undo}), or replace the vdev.", SEE),
     Kind("SDT-2001", "low", "SSD without certification",
          "SSD {disk} ({key}) is in use and sdtune knows nothing about its "
          "native page size or cache: no certification record and no entry "
@@ -97,6 +96,20 @@ CATALOGUE: Dict[str, Kind] = {k.id: k for k in (
          "{disk}: {detail}.",
          "Change or remove the tunable: 'sdtune sdconf show "
          "/kernel/drv/sd.conf' explains each.", SEE),
+    Kind("SDT-4003", "info", "NVMe namespace pending reboot",
+         "{disk} still reports what nvme.conf gave before its last "
+         "change: {detail}.",
+         "Expected: nvme reads nvme.conf when a controller attaches, and "
+         "'update_drv -vf nvme' does not re-attach one in use. Reboot, "
+         "then 'sdtune verify'.", SEE),
+    Kind("SDT-4004", "medium", "nvme ignores what nvme.conf asks",
+         "{disk}: {detail}.",
+         "Change or remove the entry: 'sdtune plan --driver nvme' writes "
+         "a valid nvme-config-list triplet for the model.", SEE),
+    Kind("SDT-6005", "high", "nvme.conf values lost at the next reboot",
+         "{disk}: {detail}.",
+         "Apply the change with 'sdtune apply --driver nvme', which makes "
+         "it persistent on this platform, then 'sdtune verify'.", SEE),
     Kind("SDT-5001", "high", "cache-nonvolatile without evidence",
          "sd.conf sets cache-nonvolatile:true for {key} ({disks}) but "
          "nothing shows a power-loss-protected cache (no NV_SUP from a "

@@ -196,7 +196,7 @@ def test_T11_signal_before_any_change_says_so(tmp_path):
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=20)
     assert p.returncode == 130, err
-    assert "no change to sd.conf is half done" in err
+    assert "no change to sd.conf or nvme.conf is half done" in err
     assert "Traceback" not in err
     assert sd_conf_bytes(app) == before
     assert not os.path.exists(journal_dir(app))
@@ -316,7 +316,7 @@ def test_T11_T12_interrupt_or_eof_at_the_question(tmp_path, answer):
     assert "Traceback" not in err
     if answer == "ctrl-c":
         assert code == 130
-        assert "no change to sd.conf is half done" in err
+        assert "no change to sd.conf or nvme.conf is half done" in err
     else:
         assert code == 0, err
     assert sd_conf_bytes(app) == before

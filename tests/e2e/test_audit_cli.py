@@ -236,6 +236,62 @@ def test_4002_sd_ignores_disksort_on_an_ssd(tmp_path):
     assert raised(app, "SDT-4002") == []
 
 
+NVME_MODEL = "INTEL SSDPE2KX020T8"
+NVME_TANK = "c2t5CD2E4300C1A0100d0"
+NVME_IDLE = "c3t5CD2E4300C1B0100d0"
+
+
+def nvme_conf_add(app, text):
+    """The operator's hand edit: `text` appended to /kernel/drv/nvme.conf
+    (the ramdisk's copy on SmartOS)."""
+    with open(os.path.join(app.root, "kernel", "drv", "nvme.conf"),
+              "a") as f:
+        f.write(text)
+
+
+def test_4003_nvme_namespace_pending_reboot(tmp_path):
+    app = Appliance.build("nvme-4k", str(tmp_path / "nvme"))
+    assert raised(app, "SDT-4003") == []
+    nvme_conf_add(app, 'nvme-config-list = "%s", "", '
+                  '"min-phys-block-size:4096";\n' % NVME_MODEL)
+    assert app.run("update_drv", "-vf", "nvme").returncode == 0
+    found = {f["subject"]: f for f in raised(app, "SDT-4003")}
+    assert sorted(found) == [NVME_TANK, NVME_IDLE]
+    assert "blkdev reports 512 B, nvme.conf gives 4096 B" in \
+        found[NVME_IDLE]["status"]
+    assert found[NVME_IDLE]["severity"] == "info"
+    app.reboot()
+    assert raised(app, "SDT-4003") == []
+
+
+def test_4004_nvme_ignores_what_nvme_conf_asks(tmp_path):
+    app = Appliance.build("nvme-4k", str(tmp_path / "nvme"))
+    assert raised(app, "SDT-4004") == []
+    # 4000 is not a power of 2: the driver logs it and keeps 512.
+    nvme_conf_add(app, 'nvme-config-list = "%s", "", '
+                  '"min-phys-block-size:4000";\n' % NVME_MODEL)
+    app.reboot()
+    found = {f["subject"]: f for f in raised(app, "SDT-4004")}
+    assert sorted(found) == [NVME_TANK, NVME_IDLE]
+    assert "min-phys-block-size:4000 (not a power of 2: reset to 512)" in \
+        found[NVME_TANK]["status"]
+    assert "sdtune plan --driver nvme" in found[NVME_TANK]["action"]
+
+
+def test_6005_smartos_nvme_conf_edit_lost_at_reboot(tmp_path):
+    app = Appliance.build("nvme-4k-smartos", str(tmp_path / "nvme"))
+    assert raised(app, "SDT-6005") == []
+    # The old way on SmartOS: the ramdisk's copy, which the next boot
+    # replaces with the platform image's.
+    nvme_conf_add(app, 'nvme-config-list = "%s", "", '
+                  '"min-phys-block-size:4096";\n' % NVME_MODEL)
+    app.hotplug(NVME_IDLE)
+    found = {f["subject"]: f for f in raised(app, "SDT-6005")}
+    assert NVME_IDLE in found
+    assert "lost at reboot" in found[NVME_IDLE]["status"]
+    assert "sdtune apply --driver nvme" in found[NVME_IDLE]["action"]
+
+
 def test_5001_cache_nonvolatile_without_evidence(tmp_path):
     app = build(tmp_path, pairs=[(ACME_KEY, "cache-nonvolatile:true")],
                 extra_disks=[ACME])

@@ -1,7 +1,9 @@
 """Disks under sd and blkdev together (issue 15 item 5), end to end on
 the simulated appliance's nvme-mixed scenario: `sdtune disks` lists the
 NVMe namespaces and the virtio disk with their driver beside the SATA
-SSDs behind sd, without an sd-config-list key or sd values; an idle
+SSDs behind sd, without an sd-config-list key or sd values, with
+blkdev's physical block size and, for a namespace, its controller, LBA
+formats and write cache from nvmeadm (issue 18); an idle
 NVMe namespace is certified like any disk (its record has no key, and
 says driver and model); one in a pool is refused before any write."""
 
@@ -58,12 +60,15 @@ def test_disks_json_shows_both_drivers(app, truth):
             assert g["key"] == t["vid"] + t["pid"], name
             assert g["model"] == t["ata_model"], name
             assert g["sd"]["throttle_max"] is not None, name
+            assert g["nvme"] is None, name
             continue
         # No INQUIRY, no sd unit: nothing sd.conf could key or change.
         assert g["key"] is None, name
         assert g["model"] == t["model"], name
         assert g["firmware"] == t["firmware"], name
-        assert g["physical_block_bytes"] is None, name
+        # blkdev's physical block size (mdb), what ZFS takes ashift from.
+        assert g["physical_block_bytes"] == _physical_block(t), name
+        assert g["nvme"] == _nvme_json(t), name
         assert g["sd"] == {"suppress_cache_flush": None,
                            "throttle_max": None, "throttle_min": None,
                            "disksort": None}, name
@@ -72,6 +77,47 @@ def test_disks_json_shows_both_drivers(app, truth):
     assert (nvme["pool"], nvme["vdev_ashift"]) == ("fast", 9)
     assert nvme["rejected_reasons"] == ["member of pool fast"]
     assert got[IDLE]["rejected_reasons"] == [] and got[IDLE]["in_use"] is None
+
+
+_PERFORMANCE = ("Best", "Better", "Good", "Degraded")
+
+
+def _physical_block(t):
+    """What blkdev reports for a scenario disk (issue 18 contract): a
+    virtio disk its logical block; an NVMe namespace the best-performing
+    format without metadata (ns_best_block_size()), at least nvme's
+    default min-phys-block-size of 512 (nvme-mixed has no nvme.conf)."""
+    if not t.get("model"):
+        return t["logical_block"]
+    size = t["lba_formats"][t["lba_format"]]["data"]
+    best = 3
+    for f in t["lba_formats"]:
+        if f["data"] == 0:
+            break
+        if f["ms"] != 0 or f["rp"] >= best:
+            continue
+        best, size = f["rp"], f["data"]
+    return max(size, 512)
+
+
+def _nvme_json(t):
+    """The "nvme" object of an NVMe namespace, null for a virtio disk.
+    nvmeadm prints only the formats without metadata (no -v)."""
+    if not t.get("model"):
+        return None
+    return {
+        "controller": "nvme%d" % t["controller"], "namespace": t["nsid"],
+        "version": t["nvme_version"],
+        "lba_formats": [{"index": i, "data_bytes": f["data"],
+                         "metadata_bytes": f["ms"],
+                         "relative_performance": _PERFORMANCE[f["rp"]]}
+                        for i, f in enumerate(t["lba_formats"])
+                        if f["ms"] == 0],
+        "lba_format_in_use": t["lba_format"],
+        "volatile_write_cache": {
+            "present": t["vwc_present"],
+            "enabled": t["vwc_enabled_default"] if t["vwc_present"]
+            else None}}
 
 
 def test_disks_table_has_the_driver_column(app):
@@ -87,6 +133,9 @@ def test_disks_table_has_the_driver_column(app):
     assert rows["c1t1d0"][1:3] == ["sd", "ATA     INTEL SSDSC2KB48"]
     # FLUSH, THROTTLE and DISKSORT are sd's: "-" outside sd.
     assert rows[IDLE][11:14] == ["-", "-", "-"]
+    # LBS and PBS: blkdev's, the 4096-byte format in use.
+    assert rows[IDLE][6:8] == ["4096", "4096"]
+    assert rows["c5t0d0"][6:8] == ["512", "512"]
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
-"""Fault injection for sd.conf transactions (`make faults`, issues 5
-and 10).
+"""Fault injection for sd.conf and nvme.conf transactions (`make
+faults`, issues 5, 10, 15 and 18).
 
 For `apply` and for `rollback` on the simulated appliance, first count the
 write, fsync and rename system calls sdtune makes (strace, main process
@@ -35,7 +35,8 @@ Then the transactions that write several files and run the platforms'
 steps: SmartOS booted from a USB key (the ramdisk's sd.conf, the boot
 module and the loader lines on the key) and OmniOS (sd.conf, `bootadm
 update-archive`, whose copy must end on the file's side; and bootadm
-failing): tests/faults/platforms.py, sampled.  The local campaigns
+failing), and the same two for nvme.conf (`plan --driver nvme`, issue
+18): tests/faults/platforms.py, sampled.  The local campaigns
 (each transaction on its own appliance) and the platforms' run side by
 side, two at a time; the remote ones run alone afterwards, since they
 kill processes at moments they wait for.
@@ -89,24 +90,26 @@ def sdtune(app, args, strace=None):
 
 
 class Snapshot:
-    """What a transaction may change, saved and put back in place."""
+    """What a transaction may change, saved and put back in place; `conf`
+    is the driver.conf it changes (sd.conf or nvme.conf)."""
 
-    def __init__(self, app):
+    def __init__(self, app, conf="sd.conf"):
         self.app = app
-        self.conf = os.path.join(app.root, "kernel", "drv", "sd.conf")
+        self.name = conf
+        self.conf = os.path.join(app.root, "kernel", "drv", conf)
         self.state_dir = os.path.join(app.root, "var", "sdtune")
         self.sim_state = os.path.join(app.dir, "state.json")
         self.keep = tempfile.mkdtemp(prefix="faults-")
-        shutil.copy2(self.conf, os.path.join(self.keep, "sd.conf"))
+        shutil.copy2(self.conf, os.path.join(self.keep, self.name))
         shutil.copy2(self.sim_state, os.path.join(self.keep, "state.json"))
         shutil.copytree(self.state_dir, os.path.join(self.keep, "sdtune"))
 
     def restore(self):
         drv = os.path.dirname(self.conf)
         for name in os.listdir(drv):          # leftover temp files
-            if name.startswith(".sd.conf.sdtune."):
+            if name.startswith(".%s.sdtune." % self.name):
                 os.unlink(os.path.join(drv, name))
-        shutil.copy2(os.path.join(self.keep, "sd.conf"), self.conf)
+        shutil.copy2(os.path.join(self.keep, self.name), self.conf)
         shutil.copy2(os.path.join(self.keep, "state.json"), self.sim_state)
         shutil.rmtree(self.state_dir)
         shutil.copytree(os.path.join(self.keep, "sdtune"), self.state_dir)
@@ -115,9 +118,9 @@ class Snapshot:
         shutil.rmtree(self.keep)
 
 
-def count_calls(app, args):
+def count_calls(app, args, conf="sd.conf"):
     """Calls per kind, and per kind the first position that comes after
-    the rename that replaced sd.conf."""
+    the rename that replaced `conf`."""
     log = tempfile.mktemp(prefix="strace-")
     cmd = ["strace", "-qq", "-o", log, "-e", "trace=" + ",".join(SYSCALLS),
            os.path.join(REPO, "bin", "sdtune"), "-R", app.root, "--config",
@@ -134,7 +137,7 @@ def count_calls(app, args):
                 counts[m.group(1)] += 1
                 if renamed:
                     after.setdefault(m.group(1), counts[m.group(1)])
-                if m.group(1) == "rename" and '/sd.conf"' in line:
+                if m.group(1) == "rename" and '/%s"' % conf in line:
                     renamed = True
     os.unlink(log)
     return counts, after
@@ -156,11 +159,11 @@ def open_entries(app):
     return out
 
 
-def check_run(app, fault, proc, old):
+def check_run(app, fault, proc, old, name="sd.conf"):
     """What the faulted run itself said; '' when it was right."""
     if "Traceback" in proc.stderr:
         return "traceback: %s" % proc.stderr.strip().splitlines()[-1]
-    conf = read(os.path.join(app.root, "kernel", "drv", "sd.conf"))
+    conf = read(os.path.join(app.root, "kernel", "drv", name))
     if fault in INTERRUPTED:
         if proc.returncode == 0:
             return ""       # the signal came after the last check point
@@ -173,7 +176,8 @@ def check_run(app, fault, proc, old):
         if half and not ("half done" in said and half[-1] in said):
             return "entry %s is open but the message says: %s" % (
                 half[-1], said)
-        if not half and "no change to sd.conf is half done" not in said:
+        if not half and \
+                "no change to sd.conf or nvme.conf is half done" not in said:
             return "nothing is open but the message says: %s" % said
         return ""
     if fault.startswith("error=") and proc.returncode != 0 and \
@@ -185,13 +189,13 @@ def check_run(app, fault, proc, old):
     return ""
 
 
-def check(app, old, new, recover=None):
+def check(app, old, new, recover=None, name="sd.conf"):
     """The invariants after a faulted run; '' when they hold.  recover:
     runs the next command (default: `sdtune recover` on the appliance
-    itself)."""
-    conf = read(os.path.join(app.root, "kernel", "drv", "sd.conf"))
+    itself); name: the driver.conf the transaction changes."""
+    conf = read(os.path.join(app.root, "kernel", "drv", name))
     if conf not in (old, new):
-        return "sd.conf is neither the old nor the new file"
+        return "%s is neither the old nor the new file" % name
     jdir = os.path.join(app.root, "var", "sdtune", "journal")
     for name in os.listdir(jdir) if os.path.isdir(jdir) else []:
         if name.endswith(".json"):
@@ -205,19 +209,19 @@ def check(app, old, new, recover=None):
     entries = [json.loads(read(os.path.join(jdir, name)))
                for name in sorted(os.listdir(jdir))
                if name.endswith(".json")] if os.path.isdir(jdir) else []
-    conf = read(os.path.join(app.root, "kernel", "drv", "sd.conf"))
+    conf = read(os.path.join(app.root, "kernel", "drv", name))
     if conf not in (old, new):
-        return "after recovery sd.conf is neither old nor new"
+        return "after recovery %s is neither old nor new" % name
     if any(e["state"] in ("prepared", "written") for e in entries):
         return "a transaction is still open after recovery"
     last = entries[-1] if entries else None
     if last and last["state"] in ("done", "recovered") and \
             last["new_sha256"] != _sha(conf):
-        return "journal says %s but sd.conf is not its new file" % \
-            last["state"]
+        return "journal says %s but %s is not its new file" % (
+            last["state"], name)
     if last and last["state"] in ("undone", "failed") and conf != old:
-        return "journal says %s but sd.conf is not the old file" % \
-            last["state"]
+        return "journal says %s but %s is not the old file" % (
+            last["state"], name)
     return ""
 
 
@@ -257,9 +261,11 @@ def kind_of(syscall, fault, when, after):
     return name
 
 
-def campaign(app, label, args, old, new, quick):
-    snap = Snapshot(app)
-    counts, after = count_calls(app, args)
+def campaign(app, label, args, old, new, quick, name="sd.conf"):
+    """Every fault at every call of one transaction that changes `name`
+    (sd.conf or nvme.conf)."""
+    snap = Snapshot(app, name)
+    counts, after = count_calls(app, args, name)
     snap.restore()
     tally = Tally()
     outcome = {"ended old": 0, "ended new": 0, "run failed": 0}
@@ -274,21 +280,21 @@ def campaign(app, label, args, old, new, quick):
                     continue
                 spec = "inject=%s:%s:when=%d" % (syscall, fault, when)
                 proc = sdtune(app, args, strace=["-e", spec])
-                problem = check_run(app, fault, proc, old) or \
-                    check(app, old, new)
-                conf = read(os.path.join(app.root, "kernel", "drv",
-                                         "sd.conf"))
+                problem = check_run(app, fault, proc, old, name) or \
+                    check(app, old, new, name=name)
+                conf = read(os.path.join(app.root, "kernel", "drv", name))
                 outcome["ended new" if conf == new else "ended old"] += 1
                 outcome["run failed"] += proc.returncode != 0
                 tally.add(kind_of(syscall, fault, when, after), not problem,
                           "%s %s: %s" % (label, spec, problem))
                 snap.restore()
-    helpers(app, label, args, old, new, snap, tally)
+    helpers(app, label, args, old, new, snap, tally, name=name)
     snap.drop()
     return counts, tally, outcome
 
 
-def helpers(app, label, args, old, new, snap, tally, runs=5):
+def helpers(app, label, args, old, new, snap, tally, runs=5,
+            name="sd.conf"):
     """mdb that exits without reading the script sdtune writes to it
     (EPIPE on its stdin) during the transaction's verify: the helper has
     failed; sdtune must not die of SIGPIPE."""
@@ -316,7 +322,7 @@ def helpers(app, label, args, old, new, snap, tally, runs=5):
                                            proc.stderr.strip())
             elif "Traceback" in proc.stderr:
                 problem = "traceback"
-            problem = problem or check(app, old, new)
+            problem = problem or check(app, old, new, name=name)
             tally.add("SIGPIPE from mdb", not problem,
                       "%s helper: %s" % (label, problem))
             snap.restore()

@@ -7,8 +7,10 @@ Targets, all pure (text in): parse_vdbench, parse_fio, detect_format,
 classify and the whole `sdtune infer` path (cmd_infer into a string, its
 --json output strict JSON); parse_iostat_en, parse_zpool_status,
 parse_nvlist_dump, parse_zdb_cachefile, parse_zdb_label,
-parse_zdb_ashifts, parse_diskinfo_chp, parse_sd_state, parse_inquiry and
-parse_path_to_inst.
+parse_zdb_ashifts, parse_diskinfo_chp, parse_sd_state, parse_inquiry,
+parse_blkdev, parse_path_to_inst and the nvmeadm parsers
+(parse_nvmeadm_list, parse_nvmeadm_identify_controller,
+parse_nvmeadm_identify_namespace, parse_nvmeadm_cache).
 
 Run by `make fuzz` and, with a small count, by the test suite
 (tests/fuzz/test_fuzz_inputs.py).  Usage:
@@ -69,7 +71,11 @@ from sdtune.errors import SdtuneError  # noqa: E402
 from sdtune.inventory.devlinks import parse_path_to_inst  # noqa: E402
 from sdtune.inventory.diskinfo import parse_diskinfo_chp  # noqa: E402
 from sdtune.inventory.iostat import parse_iostat_en  # noqa: E402
-from sdtune.inventory.mdb import parse_inquiry, parse_sd_state  # noqa
+from sdtune.inventory.mdb import (parse_blkdev, parse_inquiry,  # noqa
+                                  parse_sd_state)
+from sdtune.inventory.nvmeadm import (  # noqa: E402
+    parse_nvmeadm_cache, parse_nvmeadm_identify_controller,
+    parse_nvmeadm_identify_namespace, parse_nvmeadm_list)
 from sdtune.inventory.zdb import (parse_nvlist_dump,  # noqa: E402
                                   parse_zdb_ashifts, parse_zdb_cachefile,
                                   parse_zdb_label)
@@ -575,6 +581,28 @@ INQUIRY_TOKENS = [
     "inq_revision = [ ", " ]\n", "'A'", "'\\t'", "'\\0'", "'\\x'", "'\\'",
     "'\\u12'", "'\\N{x}'", "'\\\u00e9'", "0x20", "0x", "0", "...", ", ",
     '"', "'", "\n", "\u00e9", "\ufffd"]
+NVMEADM_TOKENS = [
+    "nvme0: model: Samsung SSD 970 EVO 1TB, serial: S467NX0K612345A, "
+    "FW rev: 2B2QEXE7, NVMe v1.3\n",
+    "  nvme0/1 (c3t0025385971B0F5A2d0): Size = 953869 MB, Capacity = "
+    "953869 MB, Used = 120044 MB\n",
+    "  nvme0/2: Size = 0 MB, Capacity = 0 MB, Used = 0 MB\n",
+    "nvme0: Identify Controller\n", "nvme0/1: Identify Namespace\n",
+    "nvme0: Get Features\n", "  Volatile Write Cache\n",
+    "    Volatile Write Cache:                   enabled\n",
+    "      Present:                              yes\n",
+    "    Model:                                  X\n",
+    "    Number of LBA Formats:                  2\n",
+    "    Formatted LBA Size\n",
+    "      LBA Format:                           0\n", "    LBA Format 0\n",
+    "      Metadata Size:                        0 bytes\n",
+    "      LBA Data Size:                        512 bytes\n",
+    "      Relative Performance:                 Best\n",
+    ": ", "  ", "nvme", "/", "MB", "bytes", "\n", "\r\n", "\ufffd", "0x"]
+BLKDEV_TOKENS = [
+    "d_dip->devi_instance = 0t0\n", "d_blkshift = 0t9\n",
+    "d_pblkshift = 0t12\n", "d_pblkshift = 0x1f\n", "0t", "0x", "-1",
+    " = ", "\n", "\ufffd"]
 PATH_TO_INST_TOKENS = [
     '"/scsi_vhci/disk@g5000cca0496e6f8d" 0 "sd"\n', '"/fw" 0 "acpinex"\n',
     "#comment\n", '"', "/pci@0,0/pci8086,2829@d/disk@0,0", " ", "0",
@@ -616,6 +644,9 @@ def _read_formats() -> Dict[str, Format]:
                            SD_STATE_TOKENS, alphabet="0123456789abcdefx"),
         "inquiry": Format(_corpus(inventory + "*inquiry*")
                           + [INQUIRY_ELEMENTS], INQUIRY_TOKENS),
+        "nvmeadm": Format(_corpus(inventory + "*nvmeadm*"), NVMEADM_TOKENS),
+        "blkdev": Format(_corpus(inventory + "*blkdev*"), BLKDEV_TOKENS,
+                         alphabet="0123456789abcdefxt"),
         "path_to_inst": Format(_corpus(inventory + "*path_to_inst*")
                                + [PATH_TO_INST], PATH_TO_INST_TOKENS),
     }
@@ -739,6 +770,13 @@ TARGETS = [
     Target("parse_diskinfo_chp", parse_diskinfo_chp, "diskinfo"),
     Target("parse_sd_state", parse_sd_state, "sd_state"),
     Target("parse_inquiry", parse_inquiry, "inquiry"),
+    Target("parse_blkdev", parse_blkdev, "blkdev"),
+    Target("parse_nvmeadm_list", parse_nvmeadm_list, "nvmeadm"),
+    Target("parse_nvmeadm_identify_controller",
+           parse_nvmeadm_identify_controller, "nvmeadm"),
+    Target("parse_nvmeadm_identify_namespace",
+           parse_nvmeadm_identify_namespace, "nvmeadm"),
+    Target("parse_nvmeadm_cache", parse_nvmeadm_cache, "nvmeadm"),
     Target("parse_path_to_inst", parse_path_to_inst, "path_to_inst"),
 ]
 BY_NAME = {t.name: t for t in TARGETS}

@@ -54,7 +54,8 @@ COMMANDS = {"mdb": "mdb", "diskinfo": "diskinfo", "iostat": "iostat",
             "zpool": "zpool", "zdb": "zdb", "update_drv": "update_drv",
             "devfsadm": "devfsadm", "sdio": "sdio",
             "bootparams": "bootparams", "uname": "uname",
-            "bootadm": "bootadm", "beadm": "beadm", "kstat": "kstat"}
+            "bootadm": "bootadm", "beadm": "beadm", "kstat": "kstat",
+            "nvmeadm": "nvmeadm"}
 FIXED_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"}
 _OWNED = ("root", "bin", "lib", "state.json", "diskmgt.tsv",
           "sdtune.conf", platform.IMAGE_DIR, platform.MEDIA_DIR)
@@ -270,8 +271,10 @@ class Appliance:
         logical_block_bytes, physical_block_bytes (un_phy_blocksize as
         attached), ssd, in_use [{kind, detail}], pool, vdev_ashift, sd
         {suppress_cache_flush, throttle_max, throttle_min, disksort},
-        driver ("sd", or "blkdev": then key, physical_block_bytes and the
-        sd values are None), plus busy and attached_with_loaded_list."""
+        driver ("sd", or "blkdev": then key and the sd values are None
+        and physical_block_bytes is blkdev's), nvme (the NVMe contract's
+        object, None but for NVMe namespaces), plus busy and
+        attached_with_loaded_list."""
         return kernel.expected_disks(self.state())
 
     def library(self) -> Dict:

@@ -1,9 +1,10 @@
 """Fake update_drv(1M) and devfsadm(1M) (facts §11).
 
-``update_drv [-v] [-f] sd`` checks root, parses its options like the
-real one and hands the reload to the kernel model; every message goes
-to stderr.  The options that edit driver aliases, permissions or policy
-(-a -d -i -m -p -P -b -n) are not modelled.  ``devfsadm [-v] [-i
+``update_drv [-v] [-f] sd|nvme`` checks root, parses its options like
+the real one and hands the reload to the kernel model (kernel.py,
+nvme.py); every message goes to stderr.  The options that edit driver
+aliases, permissions or policy (-a -d -i -m -p -P -b -n) are not
+modelled.  ``devfsadm [-v] [-i
 driver]`` only confirms: the kernel model re-attaches units itself.
 Runs no commands.
 """
@@ -41,6 +42,10 @@ def update_drv(state: Dict, argv: List[str]) -> Tuple[str, str, int]:
     if flags - {"f", "v"}:
         return "", "update_drv: sim: only 'update_drv [-v] [-f] <driver>' "\
                    "is modelled\n", 1
+    if operands[0] == "nvme":
+        from . import nvme
+        err, rc = nvme.update_drv(state, "f" in flags, "v" in flags)
+        return "", err, rc
     if operands[0] != "sd":
         return "", "Driver (%s) not installed.\n" % operands[0], 1
     err, rc = kernel.update_drv(state, "f" in flags, "v" in flags)
@@ -58,7 +63,7 @@ def devfsadm(state: Dict, argv: List[str]) -> Tuple[str, str, int]:
     if state["uid"] != 0:
         return "", "devfsadm: you must be root to run this program\n", 1
     for c, v in opts:
-        if c == "i" and v != "sd":
+        if c == "i" and v not in ("sd", "nvme", "blkdev"):
             return "", "devfsadm: driver failed to attach: %s\n" % v, 1
         if c not in "iv":
             return "", "devfsadm: sim: -%s is not modelled\n" % c, 1

@@ -29,7 +29,7 @@ from . import kernel  # noqa: E402
 
 COMMANDS = ("mdb", "diskinfo", "iostat", "zpool", "zdb", "update_drv",
             "devfsadm", "sdio", "bootparams", "uname", "bootadm", "beadm",
-            "kstat")
+            "kstat", "nvmeadm")
 
 
 def run(state_dir: str, argv0: str, cmd: str, args, stdin):
@@ -67,6 +67,9 @@ def run(state_dir: str, argv0: str, cmd: str, args, stdin):
     if cmd == "devfsadm":
         from . import drv
         return drv.devfsadm(state, args)
+    if cmd == "nvmeadm":
+        from . import nvme
+        return nvme.nvmeadm_main(state, args)
     if cmd == "sdio":
         from . import sdio
         return sdio.main(state, args)

@@ -10,6 +10,7 @@ but keeps the list it had (its devinfo node is never uninitialised); a
 reboot attaches every unit with the loaded list, and a hot-plugged disk
 gets a new node and therefore the loaded list.
 
+nvme.conf is read at the same moments by nvme.py (``state["nvme"]``).
 The state is one JSON document, DIR/state.json, written atomically.
 Runs no commands.
 """
@@ -27,11 +28,22 @@ from . import scenario as scn
 STATE_FILE = "state.json"
 SD_CONF = "/kernel/drv/sd.conf"
 # The module search path with boot modules present (platforms.md 1.2):
-# hwc_parse_now() opens the first drv/sd.conf found on it, one file,
-# no merge; /etc/driver/drv (Oracle Solaris 11) is never read.
+# hwc_parse_now() opens the first drv/<driver>.conf found on it, one
+# file, no merge; /etc/driver/drv (Oracle Solaris 11) is never read.
 MODULE_PATH = ("/system/boot/kernel", "/platform/i86pc/kernel", "/kernel",
                "/usr/kernel")
-CONF_PATHS = tuple(d + "/drv/sd.conf" for d in MODULE_PATH)
+# The drivers whose .conf file the simulated kernel reads.
+CONF_DRIVERS = ("sd", "nvme")
+
+
+def conf_paths(driver: str = "sd") -> Tuple[str, ...]:
+    """Every place on the module path of ``driver``'s .conf, in order."""
+    return tuple("%s/drv/%s.conf" % (d, driver) for d in MODULE_PATH)
+
+
+CONF_PATHS = conf_paths("sd")
+# What the boot archive and boot environments keep: every driver's.
+ALL_CONF_PATHS = tuple(p for drv in CONF_DRIVERS for p in conf_paths(drv))
 _ANCHOR = 0xfffffe0bc4b1e9c0
 _ARRAY = 0xfffffe0bd0a1c000
 _UN = 0xfffffe0bd8a76000
@@ -50,7 +62,8 @@ def new_state(s: Dict, directory: str) -> Dict:
             "confs": {}, "n_items": 32, "units": {},
             "busy": {}, "present": {d["name"]: bool(d["present"])
                                     for d in s["disks"]},
-            "uid": s.get("uid", 0), "drv_lock": False}
+            "uid": s.get("uid", 0), "drv_lock": False,
+            "nvme": {"loaded": [], "loaded_from": None, "controllers": {}}}
 
 
 def load(directory: str) -> Dict:
@@ -107,11 +120,12 @@ def log(state: Dict, lines: List[str]) -> None:
 # ---------------------------------------------------------------- conf
 
 def effective_conf(root: str,
-                   archive: Optional[Dict[str, Optional[str]]] = None
-                   ) -> Optional[str]:
-    """The sd.conf the kernel reads: the first that exists on the module
-    path, under ``root`` or (booting) in the boot archive's copies."""
-    for path in CONF_PATHS:
+                   archive: Optional[Dict[str, Optional[str]]] = None,
+                   driver: str = "sd") -> Optional[str]:
+    """The driver's .conf the kernel reads: the first that exists on the
+    module path, under ``root`` or (booting) in the boot archive's
+    copies."""
+    for path in conf_paths(driver):
         if archive is not None:
             if archive.get(path) is not None:
                 return path
@@ -120,12 +134,12 @@ def effective_conf(root: str,
     return None
 
 
-def read_conf(state: Dict,
-              archive: Optional[Dict[str, Optional[str]]] = None) -> str:
-    """Parse sd.conf now (boot, update_drv) and record it; returns the
-    id of the new property list.  ``archive``: boot from the boot
-    archive's copies (path -> text or None) instead of the root."""
-    path = effective_conf(root_of(state), archive)
+def parse_conf(state: Dict, driver: str,
+               archive: Optional[Dict[str, Optional[str]]] = None
+               ) -> Tuple[Optional[str], driverconf.ConfParse]:
+    """(path, parse) of the driver's .conf the kernel reads now: none
+    found is an empty parse."""
+    path = effective_conf(root_of(state), archive, driver)
     if path is None:
         parsed = driverconf.ConfParse()
     elif archive is not None:
@@ -133,6 +147,15 @@ def read_conf(state: Dict,
     else:
         with open(root_of(state) + path, "rb") as f:
             parsed = driverconf.parse(f.read(), path)
+    return path, parsed
+
+
+def read_conf(state: Dict,
+              archive: Optional[Dict[str, Optional[str]]] = None) -> str:
+    """Parse sd.conf now (boot, update_drv) and record it; returns the
+    id of the new property list.  ``archive``: boot from the boot
+    archive's copies (path -> text or None) instead of the root."""
+    _, parsed = parse_conf(state, "sd", archive)
     props: List[list] = []
     for spec in parsed.specs:
         # A spec without a unit address is a wildcard node whose
@@ -217,6 +240,8 @@ def boot(state: Dict,
         if is_sd(d):
             attach_unit(state, d["name"], state["loaded"])
     _prune_confs(state)
+    from . import nvme      # nvme.py uses this module's helpers
+    nvme.boot(state, archive)
 
 
 def is_busy(state: Dict, name: str) -> bool:
@@ -293,6 +318,9 @@ def hotplug(state: Dict, name: str) -> None:
         rootfs.path_to_inst(root, _present_disks(state))
     if is_sd(d):
         attach_unit(state, name, state["loaded"])
+    elif d.get("model"):
+        from . import nvme
+        nvme.hotplug(state, d)
     _prune_confs(state)
 
 
@@ -318,6 +346,11 @@ def _ashift_of_top(state: Dict, pool: Dict, vdev: Dict) -> int:
         d = disk(state, scn.base_name(dev))
         pb = d["logical_block"] if d["rc16"] is None else \
             d["logical_block"] << d["rc16"]
+        if d.get("model"):
+            # An NVMe namespace: what blkdev reported when the pool was
+            # created, with no nvme.conf (the pool's ashift is fixed).
+            from . import nvme
+            pb = nvme.best_block_size(d, nvme.DEFAULT_MIN_BLOCK)
         best = max(best, max(pb, d["logical_block"], 512).bit_length() - 1)
     if state["flavour"] == "nexenta":
         best = max(best, 12)
@@ -378,6 +411,9 @@ def expected_disks(state: Dict) -> List[Dict]:
             # firmware and solid-state flag are the media's own.
             values = {"suppress_cache_flush": None, "throttle_max": None,
                       "throttle_min": None, "disksort": None}
+        from . import nvme
+        pblk = f.get("un_phy_blocksize") if sd else \
+            1 << nvme.blkshifts(state, d)[1]
         out.append({
             "name": name, "instance": d["instance"],
             "driver": d.get("driver", "sd"),
@@ -386,7 +422,8 @@ def expected_disks(state: Dict) -> List[Dict]:
             "firmware": d["rev"] if sd else d["firmware"],
             "size_bytes": d["blocks"] * d["logical_block"],
             "logical_block_bytes": d["logical_block"],
-            "physical_block_bytes": f.get("un_phy_blocksize"),
+            "physical_block_bytes": pblk,
+            "nvme": nvme.disk_info(state, d),
             "ssd": bool(f.get("un_f_is_solid_state")) if sd
             else bool(d["solid_state"]),
             "in_use": in_use, "pool": pool, "vdev_ashift": ashift,

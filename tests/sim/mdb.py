@@ -5,7 +5,10 @@ Commands are read from standard input (or ``-e``), split on ``;`` and
 ``|``.  Modelled: ``::walk sd_state``, ``::grep '.!=0'``, ``::print`` of
 struct sd_lun / scsi_device / scsi_inquiry with or without members (also
 as a pipeline stage), ``::sd_state [-s]`` with or without an address,
-``*sd_state::softstate 0tN`` and ``$q``.  A failing dcmd prints
+``*sd_state::softstate 0tN``, blkdev's soft state (``*bd_state::walk
+softstate | ::print [-d] bd_t d_dip->devi_instance d_blkshift
+d_pblkshift``: NVMe namespaces and virtio disks) and ``$q``.  A failing
+dcmd prints
 ``mdb: ...`` on stderr and aborts its pipeline; mdb then goes on with the
 next command, as it does when its input is a pipe.  Disks under blkdev
 (NVMe, virtio) are no sd units: sd_state never holds them.  Runs no
@@ -25,6 +28,17 @@ _USAGE = (
     "[-e expr] [object [core] | core | suffix]\n\n")
 DASH27 = "-" * 27
 DASH30 = "-" * 30
+# blkdev's soft state anchor (*bd_state), its symbol, its bd_t objects
+# and their dev_info nodes: stable, illustrative addresses.
+_BD_ANCHOR = 0xfffffe0bc4b1f200
+_BD_SYMBOL = 0xfffffffffbd3d6e0
+_BD_T = 0xfffffe0bd9a40000
+_BD_DIP = 0xfffffe0bd5c10000
+# bd_t members modelled: (type as sdlun renders it, value key).
+_BD_MEMBERS = {"d_dip": ("ptr", "dip"),
+               "d_dip->devi_instance": (("int", 32, True), "instance"),
+               "d_blkshift": (("int", 32, False), "blkshift"),
+               "d_pblkshift": (("int", 32, False), "pblkshift")}
 
 
 class Abort(Exception):
@@ -60,6 +74,19 @@ class Mdb:
             self.objs[a["inq"]] = ("struct scsi_inquiry", inst)
         self._values: Dict[int, Dict] = {}
         self.lastret = 0
+        # blkdev instances (present NVMe namespaces and virtio disks).
+        from . import nvme
+        self.bd: Dict[int, Dict] = {}
+        for d in sorted(state["scenario"]["disks"],
+                        key=lambda d: d["instance"]):
+            if d.get("driver") != "blkdev" or \
+                    not state["present"][d["name"]]:
+                continue
+            blkshift, pblkshift = nvme.blkshifts(state, d)
+            self.bd[_BD_T + d["instance"] * 0x400] = {
+                "dip": _BD_DIP + d["instance"] * 0x1000,
+                "instance": d["instance"], "blkshift": blkshift,
+                "pblkshift": pblkshift}
 
     # -------------------------------------------------------- values
 
@@ -155,6 +182,10 @@ class Mdb:
             return self.anchor
         if text == "sd_state":
             return 0xfffffffffbd3c5a8
+        if text == "*bd_state":
+            return _BD_ANCHOR
+        if text == "bd_state":
+            return _BD_SYMBOL
         m = re.match(r"^0[tT](\d+)$", text)
         if m:
             return int(m.group(1))
@@ -171,6 +202,8 @@ class Mdb:
     def dcmd_walk(self, addr, args, last) -> List[int]:
         if not args or len(args) > 2:
             self.usage("walk", "?name [variable]")
+        if args[0] == "softstate":
+            return self._walk_softstate(addr, last)
         if args[0] != "sd_state":
             self.warn("failed to perform walk: unknown walk name")
             self.lastret = 1
@@ -179,6 +212,46 @@ class Mdb:
             self.out += ["0x%x\n" % a if a else "0\n" for a in self.slots]
             return []
         return list(self.slots)
+
+    def _walk_softstate(self, addr, last) -> List[int]:
+        """The softstate walker from a soft state anchor: every
+        allocated item, in instance order."""
+        if addr == self.anchor:
+            items = [a for a in self.slots if a]
+        elif addr == _BD_ANCHOR:
+            items = list(self.bd)
+        else:
+            self.warn("failed to perform walk: %s walk requires a "
+                      "softstate pointer" % "softstate"
+                      if addr is None else
+                      "failed to read i_ddi_soft_state at %x" % addr)
+            self.lastret = 1
+            return []
+        if last:
+            self.out += ["%x\n" % a for a in items]
+            return []
+        return items
+
+    def _print_bd(self, addr, members: List[str], dec: bool) -> None:
+        bd = self.bd.get(addr)
+        if bd is None:
+            self.warn("failed to read bd_t at %x: no mapping for address"
+                      % addr)
+            raise Abort()
+        if not members:
+            self.warn("sim: ::print bd_t without members is not modelled")
+            raise Abort()
+        for member in members:
+            known = _BD_MEMBERS.get(member)
+            if known is None:
+                self.warn("failed to find member %s of bd_t: no such "
+                          "member of structure or union"
+                          % member.split("->")[-1].split(".")[-1])
+                raise Abort()
+            t, key = known
+            t = (t,) if isinstance(t, str) else t
+            self.out.append("%s = %s\n" % (
+                member, sdlun.scalar(t, bd[key], dec)))
 
     def dcmd_grep(self, addr, args, last) -> List[int]:
         if len(args) != 1:
@@ -240,6 +313,13 @@ class Mdb:
             args = args[2:]
         else:
             args = args[1:]
+        if type_name in ("bd_t", "struct bd"):
+            if addr is None or not last:
+                self.warn("sim: ::print bd_t is modelled as the last "
+                          "stage with an address")
+                raise Abort()
+            self._print_bd(addr, args, dec)
+            return []
         if type_name not in sdlun.TYPES:
             self.warn("failed to look up type %s: No type information "
                       "available for that name" % type_name)

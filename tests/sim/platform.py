@@ -1,5 +1,6 @@
 """The illumos platform the simulated appliance runs, and what of sd.conf
-survives its reboot (shared/spec/platforms.md Parts 1 and 2).
+(and nvme.conf: every driver .conf of kernel.CONF_DRIVERS is kept the
+same way) survives its reboot (shared/spec/platforms.md Parts 1 and 2).
 
 Scenario JSON may carry a top-level ``platform`` object (see
 tests/sim/README.md, "Platforms"); normalize() checks it.  Two kinds of
@@ -240,9 +241,10 @@ def _copy(src: str, dst: str) -> None:
 
 
 def read_confs(root: str) -> Dict[str, Optional[str]]:
-    """Every module-path sd.conf under ``root``: path -> text or None."""
+    """Every module-path driver .conf (sd.conf, nvme.conf) under
+    ``root``: path -> text or None."""
     out: Dict[str, Optional[str]] = {}
-    for path in kernel.CONF_PATHS:
+    for path in kernel.ALL_CONF_PATHS:
         try:
             with open(root + path, encoding="latin-1") as f:
                 out[path] = f.read()
@@ -576,7 +578,7 @@ def set_usbkey_mounted(state: Dict, mounted: bool) -> None:
 # ---------------------------------------------------------------- archive
 
 def update_archive(state: Dict) -> Tuple[bool, str]:
-    """Copy every module-path sd.conf of the root into the archive:
+    """Copy every module-path driver .conf of the root into the archive:
     (changed, error text)."""
     plat = state["plat"]
     if plat["bootadm_fail"]:

@@ -1,5 +1,6 @@
 """Build the simulated appliance's root directory: sd.conf in the shape
 NexentaStor or upstream illumos ships (facts §2.3, our own text),
+nvme.conf as illumos ships it (every setting commented out),
 /etc/path_to_inst, /devices nodes and the /dev/dsk and /dev/rdsk links
 (facts §8.4; sd and blkdev disks), /etc/vfstab, /etc/mnttab,
 /etc/dumpadm.conf, and the record file DIR/diskmgt.tsv read by the fake
@@ -77,6 +78,65 @@ def sd_conf_text(conf: Dict, flavour: str) -> str:
     return "".join(lines)
 
 
+# The upstream nvme.conf (illumos-gate usr/src/uts/common/io/nvme/
+# nvme.conf), its comments in our own words: every setting is commented
+# out, so the driver runs with its defaults.
+NVME_CONF = """#
+# nvme.conf: configuration for the nvme (NVM Express) driver.
+# Built by the sdtune simulator in the shape illumos ships.
+#
+
+#
+# The driver checks the controller's NVMe version; set this to 0 to use
+# controllers that claim a newer version than the driver was tested with.
+#strict-version=0;
+
+#
+# A vendor-specific command status normally faults the device; set this
+# to 1 to ignore such statuses instead.
+#ignore-unknown-vendor-status=1;
+
+#
+# Length of the admin queue (16-4096) and of each I/O submission and
+# completion queue (16-65536).
+#admin-queue-len=256;
+#io-squeue-len=1024;
+#io-cqueue-len=2048;
+
+#
+# How many I/O submission and completion queues to create at most.
+#max-submission-queues=8;
+#max-completion-queues=8;
+
+#
+# The smallest physical block size reported to blkdev: a power of 2, at
+# least 512.  A larger best block size reported by the device wins.
+#min-phys-block-size=512;
+
+#
+# A volatile write cache, when the device has one, is enabled by default;
+# set this to 0 to disable it (performance may suffer).
+#volatile-write-cache-enable=0;
+
+#
+# Per-model settings: triplets of the model as Identify Controller gives
+# it, a comma-separated list of firmware revisions ("" for all) and a
+# comma-separated list of name:value settings.  Every matching triplet
+# applies, a later one over an earlier one.  Known settings:
+# ignore-unknown-vendor-status (on/off), min-phys-block-size (bytes),
+# volatile-write-cache (on/off).
+#nvme-config-list =
+#	"Example Model Name", "", "min-phys-block-size:4096",
+#	"Example Model Name", "FW1,FW2", "volatile-write-cache:off";
+"""
+
+
+def nvme_conf_text(s: Dict) -> str:
+    """The initial nvme.conf of a scenario."""
+    conf = s.get("nvme_conf")
+    return NVME_CONF if conf is None else conf["text"]
+
+
 def _write(path: str, text: str) -> None:
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="latin-1") as f:
@@ -122,11 +182,15 @@ def path_to_inst(root: str, disks: List[Dict]) -> None:
     hba = {os.path.dirname(d["phys_path"]):
            ("nvme" if d.get("model") else "vioblk")
            for d in disks if d.get("driver") == "blkdev"}
+    # An nvme node's instance is its controller number (nvmeN).
+    nvme = {os.path.dirname(d["phys_path"]): d["controller"]
+            for d in disks if d.get("driver") == "blkdev" and d.get("model")}
     for i, parent in enumerate(parents):
         driver = hba.get(parent) or (
             "scsi_vhci" if parent == "/scsi_vhci" else (
                 "ahci" if parent.endswith((",2", ",5")) else "mpt_sas"))
-        lines.append('"%s" %d "%s"\n' % (parent, i, driver))
+        lines.append('"%s" %d "%s"\n'
+                     % (parent, nvme.get(parent, i), driver))
     # Instance numbers are per driver: a blkdev and an sd instance may
     # have the same number.
     for d in sorted(disks, key=lambda d: (d.get("driver", "sd") != "sd",
@@ -168,6 +232,7 @@ def build(root: str, s: Dict) -> None:
     os.makedirs(root, exist_ok=True)
     _write(root + "/kernel/drv/sd.conf",
            sd_conf_text(s["sd_conf"], s["flavour"]))
+    _write(root + "/kernel/drv/nvme.conf", nvme_conf_text(s))
     present = [d for d in s["disks"] if d["present"]]
     path_to_inst(root, present)
     for d in present:

@@ -23,7 +23,12 @@ _DISK_KEYS = {
     "untagged_queueing", "removable", "hotpluggable", "busy",
     "device_file", "location", "faulty", "locate", "devid", "inq_vendor",
     "present", "thin", "inuse_unknown", "node_type", "driver", "model",
-    "solid_state"}
+    "solid_state"} | {
+    # An NVMe namespace's controller and Identify data (nvme.py).
+    "controller", "nsid", "nvme_version", "lba_formats", "lba_format",
+    "vwc_present", "vwc_enabled_default"}
+_NVME_KEYS = ("controller", "nsid", "nvme_version", "lba_formats",
+              "lba_format", "vwc_present", "vwc_enabled_default")
 # INQUIRY fields: a disk under blkdev has none.
 _SCSI_ONLY = ("vid", "pid", "ata_model", "inq_vendor", "vendor_id",
               "product_id")
@@ -32,7 +37,7 @@ _POOL_KEYS = {"name", "guid", "txg", "version", "state", "hostid",
               "spares", "errata", "comment"}
 _TOP_KEYS = {"name", "description", "flavour", "hostname", "hostid",
              "sd_conf", "disks", "pools", "swap", "dump", "mounts",
-             "vfstab", "uid", "platform"}
+             "vfstab", "uid", "platform", "nvme_conf"}
 _VDEV_TYPES = ("disk", "mirror", "raidz", "raidz1", "raidz2", "raidz3")
 _NAME_RE = re.compile(r"^c\d+(t[0-9A-Fa-f]+)?d\d+$")
 _SLICE_RE = re.compile(r"^(c\d+(?:t[0-9A-Fa-f]+)?d\d+)(s\d+|p\d+)?$")
@@ -103,7 +108,7 @@ def _blkdev(d: Dict, name: str) -> None:
         d.setdefault("solid_state", True)
     else:
         bad = [k for k in ("vid", "pid", "ata_model", "inq_vendor")
-               if k in d]
+               if k in d] + [k for k in _NVME_KEYS if k in d]
         if bad or not d.get("vendor_id") or not d.get("product_id"):
             raise ScenarioError("disk %s: a virtio disk has vendor_id and "
                                 "product_id and no %s"
@@ -118,6 +123,8 @@ def _blkdev(d: Dict, name: str) -> None:
                             "serial at most 20" % name)
     d["firmware"] = firmware
     d["vid"] = d["pid"] = d["rev"] = ""
+    if model is not None:
+        _nvme_namespace(d, name)
     # Kept for the scenario's shape; zdb's is_ssd of a blkdev disk comes
     # from solid_state (zfs._ssd).
     d.setdefault("rotation_rate", 1 if d["solid_state"] else None)
@@ -132,6 +139,120 @@ def _blkdev(d: Dict, name: str) -> None:
     else:
         d.setdefault("devid", "id1,blkd@A" + (serial or name))
         d.setdefault("node_type", "ddi_block:channel")
+
+
+def _nvme_namespace(d: Dict, name: str) -> None:
+    """Check and complete an NVMe namespace's controller and Identify
+    Namespace fields (the controller number itself is derived by
+    _nvme_controllers() when not given)."""
+    lb = d.get("logical_block", 512)
+    if not isinstance(lb, int) or lb < 512 or lb & (lb - 1):
+        raise ScenarioError("disk %s: bad logical_block" % name)
+    ctrl = d.setdefault("controller", None)
+    if ctrl is not None and (not isinstance(ctrl, int) or
+                             isinstance(ctrl, bool) or ctrl < 0):
+        raise ScenarioError("disk %s: controller is an nvme instance "
+                            "number (0 for nvme0)" % name)
+    nsid = d.setdefault("nsid", 1)
+    if not isinstance(nsid, int) or isinstance(nsid, bool) or nsid < 1:
+        raise ScenarioError("disk %s: nsid is a namespace ID from 1"
+                            % name)
+    version = d.setdefault("nvme_version", "1.3")
+    if not isinstance(version, str) or \
+            not re.match(r"^\d+\.\d+$", version):
+        raise ScenarioError("disk %s: nvme_version is like \"1.3\"" % name)
+    formats = d.setdefault("lba_formats", [{"data": lb, "ms": 0, "rp": 0}])
+    if not isinstance(formats, list) or not 1 <= len(formats) <= 16:
+        raise ScenarioError("disk %s: lba_formats is a list of 1-16 "
+                            "formats" % name)
+    checked = []
+    for f in formats:
+        if not isinstance(f, dict) or set(f) - {"data", "ms", "rp"} or \
+                "data" not in f:
+            raise ScenarioError("disk %s: an LBA format is {data, ms, rp}"
+                                % name)
+        f = {"data": f["data"], "ms": f.get("ms", 0), "rp": f.get("rp", 0)}
+        data = f["data"]
+        if not isinstance(data, int) or (data != 0 and (
+                data < 512 or data & (data - 1))):
+            raise ScenarioError("disk %s: LBA data size %r is not 0 or a "
+                                "power of 2 from 512" % (name, data))
+        if not isinstance(f["ms"], int) or not 0 <= f["ms"] <= 65535:
+            raise ScenarioError("disk %s: LBA metadata size is 0-65535"
+                                % name)
+        if f["rp"] not in (0, 1, 2, 3):
+            raise ScenarioError("disk %s: LBA relative performance is "
+                                "0-3" % name)
+        checked.append(f)
+    d["lba_formats"] = checked
+    in_use = d.get("lba_format")
+    if in_use is None:
+        in_use = next((i for i, f in enumerate(checked)
+                       if f["data"] == lb and f["ms"] == 0), None)
+        if in_use is None:
+            raise ScenarioError("disk %s: no LBA format of %d bytes "
+                                "without metadata" % (name, lb))
+    if not isinstance(in_use, int) or isinstance(in_use, bool) or \
+            not 0 <= in_use < len(checked) or \
+            checked[in_use]["data"] != lb or checked[in_use]["ms"] != 0:
+        raise ScenarioError("disk %s: lba_format must index a format of "
+                            "logical_block bytes without metadata" % name)
+    d["lba_format"] = in_use
+    for k in ("vwc_present", "vwc_enabled_default"):
+        d.setdefault(k, True)
+        if not isinstance(d[k], bool):
+            raise ScenarioError("disk %s: %s is true or false" % (name, k))
+
+
+def _nvme_controllers(disks: List[Dict]) -> None:
+    """Give every NVMe namespace its controller: the one given, else the
+    one of another namespace of the same drive (nvme node, model, serial
+    and firmware), else the lowest unused instance, in scenario order;
+    the namespaces of a controller must agree on its node and Identify
+    Controller data."""
+    nvme = [d for d in disks if d["driver"] == "blkdev" and d["model"]]
+
+    def node(d: Dict) -> tuple:
+        # The nvme node and the drive's identity: namespaces of one
+        # drive share them.
+        return (d["phys_path"].rsplit("/", 1)[0], d["model"], d["serial"],
+                d["firmware"])
+
+    parent: Dict[tuple, int] = {}
+    for d in nvme:
+        p = node(d)
+        if d["controller"] is not None:
+            if parent.setdefault(p, d["controller"]) != d["controller"]:
+                raise ScenarioError("disk %s: the namespaces under %s "
+                                    "have one controller"
+                                    % (d["name"], p[0]))
+    used = set(parent.values())
+    for d in nvme:
+        p = node(d)
+        if p not in parent:
+            parent[p] = min(set(range(len(used) + 1)) - used)
+            used.add(parent[p])
+        d["controller"] = parent[p]
+    first: Dict[int, Dict] = {}
+    ids = set()
+    for d in nvme:
+        c = first.setdefault(d["controller"], d)
+        for k in ("model", "serial", "firmware", "nvme_version",
+                  "vwc_present", "vwc_enabled_default"):
+            if d[k] != c[k]:
+                raise ScenarioError("disk %s: %s differs from %s's on "
+                                    "controller nvme%d" % (
+                                        d["name"], k, c["name"],
+                                        d["controller"]))
+        if d["phys_path"].rsplit("/", 1)[0] != \
+                c["phys_path"].rsplit("/", 1)[0]:
+            raise ScenarioError("disk %s: the namespaces of nvme%d are "
+                                "under one node" % (d["name"],
+                                                    d["controller"]))
+        if (d["controller"], d["nsid"]) in ids:
+            raise ScenarioError("disk %s: duplicate nsid %d on nvme%d" % (
+                d["name"], d["nsid"], d["controller"]))
+        ids.add((d["controller"], d["nsid"]))
 
 
 def _disk(raw: Dict) -> Dict:
@@ -153,7 +274,7 @@ def _disk(raw: Dict) -> Dict:
             raise ScenarioError("disk %s: blkdev disks are disks" % name)
         _blkdev(d, name)
     else:
-        for k in ("model", "solid_state"):
+        for k in ("model", "solid_state") + _NVME_KEYS:
             if k in d:
                 raise ScenarioError("disk %s: %s is for blkdev disks"
                                     % (name, k))
@@ -320,6 +441,12 @@ def normalize(raw: Dict) -> Dict:
     insts = [d["instance"] for d in s["disks"]]
     if len(set(insts)) != len(insts):
         raise ScenarioError("duplicate instance numbers")
+    _nvme_controllers(s["disks"])
+    conf = s.setdefault("nvme_conf", None)
+    if conf is not None and (not isinstance(conf, dict) or
+                             set(conf) != {"text"} or
+                             not isinstance(conf["text"], str)):
+        raise ScenarioError("nvme_conf: {text} (null: the shipped file)")
     s["pools"] = [_pool(p) for p in s.get("pools", [])]
     known = set(names)
     for p in s["pools"]:

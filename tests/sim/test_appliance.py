@@ -15,6 +15,7 @@ import pytest
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, REPO)
 
+from tests.sim import sdlun  # noqa: E402
 from tests.sim import testing as t  # noqa: E402
 from tests.sim.appliance import Appliance  # noqa: E402
 
@@ -252,7 +253,8 @@ def test_every_shipped_scenario(tmp_path):
     names = sorted(n[:-5] for n in os.listdir(os.path.join(SIM,
                                                            "scenarios"))
                    if n.endswith(".json") and n != "jbod-240.json")
-    assert names == ["4kn", "inuse-states", "nvme-mixed", "omnios",
+    assert names == ["4kn", "inuse-states", "nvme-4k", "nvme-4k-smartos",
+                     "nvme-mixed", "omnios",
                      "openindiana", "rc16-fails", "sata-behind-sas",
                      "small-nexenta", "smartos-pool", "smartos-usb",
                      "triton-cn", "triton-hn", "upstream"]
@@ -264,9 +266,16 @@ def test_every_shipped_scenario(tmp_path):
         units = app.state()["units"]
         for d in exp:
             if d["driver"] != "sd":
-                # No sd unit: its instance is blkdev's, not sd_state's.
-                assert d["key"] is None and \
-                    d["physical_block_bytes"] is None
+                # No sd unit: its instance is blkdev's, not sd_state's;
+                # its physical block is blkdev's (mdb's d_pblkshift).
+                assert d["key"] is None
+                bd, _, _ = t.mdb(app, "*bd_state::walk softstate | "
+                                 "::print -d bd_t d_dip->devi_instance "
+                                 "d_pblkshift\n")
+                assert "d_dip->devi_instance = %s\nd_pblkshift = %s\n" % (
+                    sdlun.fmt_int(d["instance"], 32, True, True),
+                    sdlun.fmt_int(d["physical_block_bytes"].bit_length() - 1,
+                                  32, False, True)) in bd
                 assert set(d["sd"].values()) == {None}
                 assert d["name"] not in {u["disk"] for u in units.values()}
                 continue

@@ -43,7 +43,9 @@ def test_path_to_inst_has_each_driver_and_its_parent(app):
     assert '"%s" 0 "blkdev"' % SAMSUNG_PATH in lines
     assert '"/pci@0,0/pci1af4,2@5/blkdev@0,0" 2 "blkdev"' in lines
     assert '"/pci@0,0/pci15d9,805@1f,2/disk@0,0" 3 "sd"' in lines
-    assert '"/pci@0,0/pci8086,2030@0/pci144d,a801@0" 1 "nvme"' in lines
+    # An nvme node's instance is its controller's: nvme0 and nvme1.
+    assert '"/pci@0,0/pci8086,2030@0/pci144d,a801@0" 0 "nvme"' in lines
+    assert '"/pci@0,0/pci8086,2031@0/pci1b96,2500@0" 1 "nvme"' in lines
     assert '"/pci@0,0/pci1af4,2@5" 3 "vioblk"' in lines
 
 

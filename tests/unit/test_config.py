@@ -102,6 +102,7 @@ def test_defaults_load():
         "bootparams": "/usr/bin/bootparams",
         "kstat": "/usr/bin/kstat",
         "uname": "/usr/bin/uname",
+        "nvmeadm": "/usr/sbin/nvmeadm",
     }
     assert cfg.paths == {"sd_conf": "/kernel/drv/sd.conf",
                          "state_dir": "/var/sdtune"}

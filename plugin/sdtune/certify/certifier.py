@@ -30,7 +30,7 @@ from . import records
 from .costs import Costs, IndependentCosts
 from .evidence import DeviceEvidence, query_evidence
 from .importers import Imported, classify, read_benchmark
-from .recommend import recommend
+from .recommend import nvme_queue, recommend, recommend_nvme
 from .records import CertRecord, QueueDepth
 from .reports import StepResult
 from .runner import (Progress, ProgressEvent, run_paired, run_step,
@@ -322,6 +322,14 @@ def build_record(target: Target, disk: Optional[Disk],
     """The verdicts and the record; shared with `infer`."""
     if sector is None:
         sector = SectorVerdict(None, 0.0, "not measured")
+    nvme = disk is not None and disk.driver != "sd" and \
+        getattr(disk, "nvme", None) is not None
+    if nvme:
+        queue = nvme_queue(queue)
+        recommended = recommend_nvme(sector, logical)
+    else:
+        recommended = recommend(sector, cache, queue, logical,
+                                disk is not None and disk.ssd)
     return CertRecord(
         target=target.arg,
         device=target.device,
@@ -345,8 +353,7 @@ def build_record(target: Target, disk: Optional[Disk],
                                throttle_min=queue.throttle_min,
                                confidence=queue.confidence,
                                reason=queue.reason),
-        recommended=recommend(sector, cache, queue, logical,
-                              disk is not None and disk.ssd),
+        recommended=recommended,
         evidence={"device": evidence.to_json(),
                   "sector": sector.evidence,
                   "sector_scores": {str(k): round(v, 4) for k, v in

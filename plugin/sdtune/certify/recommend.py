@@ -5,7 +5,9 @@ recommends, in both directions:
 
 * ``recommend``: the sector, cache and queue-depth verdicts, the logical
   block size and whether the drive is an SSD give the tunables a record
-  recommends (what certify and infer store);
+  recommends (what certify and infer store): sd.conf's for a disk under
+  sd, nvme.conf's for an NVMe namespace (``nvme_queue``: its knee is
+  reported, never turned into an sd throttle);
 * ``justification``: for one recommended tunable, the confidence and the
   reason of the verdict that recommends it (what plan shows next to each
   proposal).
@@ -13,6 +15,7 @@ recommends, in both directions:
 Pure: no I/O.
 """
 
+from dataclasses import replace
 from typing import Dict, Optional, Tuple
 
 from .records import CertRecord
@@ -49,6 +52,36 @@ def recommend(sector: Optional[SectorVerdict], cache: CacheVerdict,
     return recommended
 
 
+def recommend_nvme(sector: Optional[SectorVerdict], logical: int
+                   ) -> Dict[str, object]:
+    """What a record of an NVMe namespace recommends, in nvme.conf's
+    terms: min-phys-block-size when the native sector is larger than the
+    logical block and 512 (what blkdev reports is the larger of the
+    namespace's best LBA format and this).  The cache has no nvme.conf
+    tunable that skips flushes (volatile-write-cache:off only disables
+    the cache), and the queue depth none at all."""
+    if sector is not None and sector.native and \
+            sector.native > max(512, logical):
+        return {"min-phys-block-size": sector.native}
+    return {}
+
+
+def nvme_queue(queue: QueueVerdict) -> QueueVerdict:
+    """The queue-depth verdict of an NVMe namespace: the knee, without
+    throttles (sd's throttle does not apply to blkdev, and NVMe queues
+    are deep: the knee is for the operator, not for a tunable).  The
+    reason keeps the measurement ("reads and writes saturate at QD32
+    (...)") and drops what it said about sd's throttle."""
+    head = queue.reason
+    if "(" not in head or ")" not in head:
+        return replace(queue, throttle_max=None, throttle_min=None)
+    head = head[:head.index(")") + 1]
+    return replace(queue, throttle_max=None, throttle_min=None,
+                   reason=head + ": reported only (NVMe: sd's throttle "
+                   "does not apply to blkdev, and nvme.conf has no "
+                   "queue-depth tunable)")
+
+
 def justification(tunable: str, record: CertRecord
                   ) -> Tuple[Optional[float], Optional[str]]:
     """(confidence, reason) of the verdict behind ``tunable`` in
@@ -56,7 +89,7 @@ def justification(tunable: str, record: CertRecord
     verdict for cache-nonvolatile, the queue-depth verdict for the
     throttles; disksort has no confidence, only its reason.  A tunable
     no rule knows: (None, "")."""
-    if tunable == "physical-block-size":
+    if tunable in ("physical-block-size", "min-phys-block-size"):
         return record.sector_confidence, record.sector_reason
     if tunable == "cache-nonvolatile":
         return record.cache_confidence, record.cache_reason

@@ -24,6 +24,9 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 from ..errors import SdtuneError
 from ..host import Host
 from ..sdconf.match import KEY_LEN
+from ..nvmeconf.edit import check_settings
+from ..nvmeconf.model import TUNABLES as NVME_TUNABLES
+from ..sdconf.edit import EditError
 from ..sdconf.tunables import canonical_value
 
 SUBDIR = "certify"
@@ -130,15 +133,26 @@ def _version(v: Any) -> bool:
     return _integer(v) and v == VERSION
 
 
-def _tunable_problem(name: str, value: Any) -> Optional[str]:
+def _tunable_problem(name: str, value: Any, nvme: bool = False
+                     ) -> Optional[str]:
     """Why a recommended value is not one `sdconf set` would accept, or
-    None: plan writes these values into sd.conf."""
+    None: plan writes these values into sd.conf, or for a record of a
+    disk outside sd (`nvme`) nvme.conf's tunables into nvme.conf.  Such
+    a record may also hold sd's names: a virtio disk's does, and so does
+    an NVMe namespace's stored before sdtune tuned nvme.conf."""
     if isinstance(value, bool):
         text = "true" if value else "false"
     elif _integer(value):
         text = str(value)
     else:
         return "must be an integer, true or false"
+    if nvme and name in NVME_TUNABLES:
+        try:
+            check_settings({name: "on" if value is True else "off"
+                            if value is False else text})
+        except EditError as e:
+            return str(e)
+        return None
     return canonical_value(name, text)[1] or None
 
 
@@ -252,8 +266,12 @@ def record_problem(record: Any) -> Optional[str]:
             continue
         if not f.valid(value):
             return "field '%s' must be %s" % (name, f.expected)
+    # A record of a disk outside sd (no key, its driver named): its
+    # recommendations are nvme.conf's.
+    nvme = record.get("key") is None and \
+        record.get("driver") not in (None, "sd")
     for tunable, value in record.get("recommended", {}).items():
-        why = _tunable_problem(tunable, value)
+        why = _tunable_problem(tunable, value, nvme)
         if why:
             return "field 'recommended.%s': %s" % (tunable, why)
     return _part_problem(record)

@@ -36,9 +36,14 @@ def run(args: argparse.Namespace, env: Env) -> int:
     recs, problems = records.load_checked(host, site.state_dir)
     for problem in problems:
         env.err.write("sdtune: warning: %s\n" % problem)
+    nvme_check = None
+    if any(getattr(d, "nvme", None) for d in inv.disks):
+        from ..tune.verify import nvme_checker
+        nvme_check = nvme_checker(site.for_driver("nvme").platform)
     auditor = Auditor(inv, conf, site.sd_conf, recs,
                       load_table(host, site.known_drives), site.flavour,
-                      env.cfg.space_matters(), platform=site.platform)
+                      env.cfg.space_matters(), platform=site.platform,
+                      nvme_check=nvme_check)
     findings, dropped = silenced(auditor.run(), env.cfg.silence)
     if args.output == "json":
         env.out.write(to_json({

@@ -31,12 +31,13 @@ def json_output(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", dest="output", choices=("json",))
 
 
-def tune_site(host: Host, cfg: Config, flavour: str):
+def tune_site(host: Host, cfg: Config, flavour: str, driver: str = "sd"):
     """The system the tune commands change (tune/site.py), from the
-    settings."""
+    settings; `driver` picks sd.conf or nvme.conf."""
     from ..tune.site import TuneSite
     return TuneSite(host, cfg.sd_conf, cfg.state_dir, flavour,
-                    cfg.generations(), cfg.known_drives, cfg.boot_media)
+                    cfg.generations(), cfg.known_drives, cfg.boot_media,
+                    driver)
 
 
 @dataclass
@@ -53,7 +54,8 @@ class Env:
         return getattr(args, "flavour", None) or self.cfg.flavour()
 
     def tune_site(self, args: argparse.Namespace):
-        return tune_site(self.host, self.cfg, self.flavour(args))
+        return tune_site(self.host, self.cfg, self.flavour(args),
+                         getattr(args, "driver", None) or "sd")
 
     def recovered_site(self, args: argparse.Namespace,
                        changes: bool = False):

@@ -5,7 +5,8 @@ Fields (the OUTPUT FIELDS of the man page): NAME, DRIVER (sd, or blkdev
 for NVMe and virtio disks, on which sd.conf has no effect), KEY (the
 24-byte sd-config-list key, quoted in the table so its blanks show; "-"
 for a blkdev disk, which has none), SERIAL, FIRMWARE, SIZE, LBS and PBS
-(logical and the kernel's physical block size), SSD, POOL, ASHIFT (of
+(logical and the kernel's physical block size: sd's, or for a blkdev
+disk blkdev's, from which ZFS takes the ashift), SSD, POOL, ASHIFT (of
 the top-level vdev), FLUSH (does sd send cache flushes), THROTTLE
 (max/min), DISKSORT (the last three "-" for a blkdev disk), IN-USE (why
 certification would refuse).

@@ -37,6 +37,10 @@ def add_parser(sub, name: str) -> None:
     p = ssub.add_parser("check", help="report what the kernel would warn "
                         "about or ignore; exit 1 on problems")
     p.add_argument("file")
+    p.add_argument("--driver", choices=("sd", "nvme"),
+                   help="whose rules: sd (sd-config-list) or nvme "
+                   "(nvme-config-list); default from the file's name, "
+                   "nvme for nvme.conf, else sd")
     json_output(p)
     p = ssub.add_parser("show", help="pairs, decoded tunables and what "
                         "sd makes of them")
@@ -99,7 +103,8 @@ def run(args: argparse.Namespace, env: Env) -> int:
     flavour = env.flavour(args)
     action, host, out = args.action, env.host, env.out
     if action == "check":
-        return check(host, args.file, flavour, out, args.output == "json")
+        return check(host, args.file, flavour, out, args.output == "json",
+                     args.driver)
     if action == "show":
         return show(host, args.file, flavour, out, args.output == "json")
     if action == "diff":
@@ -129,11 +134,18 @@ def read_conf(host: Host, path: str) -> ConfFile:
 
 
 def check(host: Host, path: str, flavour: str, out: TextIO,
-          as_json: bool = False) -> int:
+          as_json: bool = False, driver: Optional[str] = None) -> int:
     """`sdconf check`: what the kernel would warn about or ignore; exit 1
-    on problems."""
+    on problems.  nvme.conf (by `driver`, else by the file's name) is
+    checked against the nvme driver's rules (nvmeconf/lint.py)."""
     conf = read_conf(host, path)
-    diags = lint(conf, flavour)
+    if driver is None:
+        driver = "nvme" if path.rsplit("/", 1)[-1] == "nvme.conf" else "sd"
+    if driver == "nvme":
+        from ..nvmeconf.lint import lint as nvme_lint
+        diags = nvme_lint(conf)
+    else:
+        diags = lint(conf, flavour)
     if as_json:
         rows = []
         for d in diags:

@@ -33,6 +33,17 @@ def _allow_flags(p: argparse.ArgumentParser) -> None:
                    "installed disk of their key runs")
 
 
+def _driver_flag(p: argparse.ArgumentParser) -> None:
+    # No default here: `apply PLAN` without --driver follows the saved
+    # plan (as rollback follows its journal entry); everything else
+    # takes sd.
+    p.add_argument("--driver", choices=("sd", "nvme"),
+                   help="the driver whose .conf to change: sd (sd.conf, "
+                   "sd-config-list; the default, or the saved plan's) or "
+                   "nvme (nvme.conf, nvme-config-list, for NVMe namespaces "
+                   "under blkdev)")
+
+
 def add_parser(sub, name: str) -> None:
     if name == "plan":
         plan = sub.add_parser("plan", help="proposed sd-config-list "
@@ -42,6 +53,7 @@ def add_parser(sub, name: str) -> None:
                           "for `apply FILE`")
         json_output(plan)
         _allow_flags(plan)
+        _driver_flag(plan)
     elif name == "apply":
         apply_ = sub.add_parser("apply", help="apply a plan as one "
                                 "transaction: lock, back up, atomic write, "
@@ -52,6 +64,7 @@ def add_parser(sub, name: str) -> None:
                             "unless on a terminal)")
         json_output(apply_)
         _allow_flags(apply_)
+        _driver_flag(apply_)
     elif name == "history":
         history = sub.add_parser("history", help="the journal of changes")
         history.add_argument("-H", dest="scripted", action="store_true")
@@ -90,6 +103,9 @@ def run(args: argparse.Namespace, env: Env) -> int:
             env.out.write("%s\n" % line)
         return EXIT_OK
     changes = args.command in ("apply", "rollback")
+    if args.command == "apply" and args.plan_file and args.driver is None:
+        from ..tune.plan import load_plan
+        args.driver = load_plan(env.host, args.plan_file).driver
     site = env.recovered_site(args, changes)
     tty = sys.stdin.isatty() and env.out.isatty()
     if args.command in ("plan", "apply"):
@@ -150,14 +166,15 @@ def ask_terminal(question: str, out: TextIO) -> str:
     return line
 
 
-def _confirmed(yes: bool, tty: bool, out: TextIO, ask: Ask) -> bool:
+def _confirmed(yes: bool, tty: bool, out: TextIO, ask: Ask,
+               conf: str) -> bool:
     if yes:
         return True
     if not tty:
         out.write("dry run: nothing changed (give --yes to apply)\n")
         return False
     try:
-        answer = ask("apply these changes to sd.conf? [y/N] ", out)
+        answer = ask("apply these changes to %s? [y/N] " % conf, out)
     except EOFError:
         answer = ""
         out.write("\n")
@@ -181,8 +198,8 @@ def apply(site, plan_path: Optional[str], yes: bool, tty: bool, overrides,
             env.out.write(to_json(change_json(False, dry_run=not yes,
                                               plan=None)))
             return EXIT_OK
-        env.out.write("nothing to change: sd.conf already is this plan's "
-                      "result\n")
+        env.out.write("nothing to change: %s.conf already is this plan's "
+                      "result\n" % site.driver)
         return EXIT_OK
     made = todo.plan
     _warn(env, todo.inventory.notes)
@@ -204,11 +221,12 @@ def apply(site, plan_path: Optional[str], yes: bool, tty: bool, overrides,
             _note(env, how.notes)
             env.out.write(to_json(dry_run_json(
                 how, made.diff, new, todo.inventory.disks, site.flavour,
-                plan=made.to_json())))
+                driver=site.driver, plan=made.to_json())))
             return EXIT_OK
     else:
         env.out.write(describe_change(how))
-        if not _confirmed(yes, tty, env.out, ask):
+        if not _confirmed(yes, tty, env.out, ask,
+                          "%s.conf" % site.driver):
             return EXIT_OK
     entry = site.transaction().run(
         "apply", new, made.base_sha256,
@@ -230,7 +248,7 @@ def _note(env: Env, notes: Sequence[str]) -> None:
 def reboot_required(steps: Sequence[str],
                     verify: Optional[Sequence[dict]] = None, *,
                     new: bytes = b"", disks: Sequence = (),
-                    flavour: str = "") -> bool:
+                    flavour: str = "", driver: str = "sd") -> bool:
     """Whether a change of the sd.conf the kernel reads needs a reboot
     to take full effect (the change document's "reboot_required").
 
@@ -246,15 +264,21 @@ def reboot_required(steps: Sequence[str],
       would be "pending reboot" against sd.conf `new`: its kernel values
       differ from those `new` gives it, as for a disk the change gives
       other values (a rollback to the values the disks still have needs
-      none).
+      none).  For nvme.conf (`driver` nvme) the same against what blkdev
+      reports for each NVMe namespace: nvme reads nvme.conf when a
+      controller attaches.
     """
     if "update_drv" not in steps:
         return True
     if verify is not None:
         return any(d.get("state") == "pending reboot" for d in verify)
     from ..sdconf.parser import parse_bytes
-    from ..tune.verify import verify_disk
     conf = parse_bytes(new)
+    if driver == "nvme":
+        from ..tune.nvmeverify import verify_nvme_disk
+        return any(verify_nvme_disk(conf, disk).state == "pending reboot"
+                   for disk in disks if getattr(disk, "nvme", None))
+    from ..tune.verify import verify_disk
     return any(verify_disk(conf, disk, flavour).state == "pending reboot"
                for disk in disks)
 
@@ -265,7 +289,7 @@ def _sha(data: Optional[bytes]) -> Optional[str]:
 
 
 def dry_run_json(how, diff: str, new: bytes, disks: Sequence,
-                 flavour: str, **extra) -> dict:
+                 flavour: str, driver: str = "sd", **extra) -> dict:
     """The change document of a change only shown: the files the
     platform's Persistence `how` would write (after_sha256 the new
     contents' digest), whether the change would need a reboot, and a
@@ -276,7 +300,7 @@ def dry_run_json(how, diff: str, new: bytes, disks: Sequence,
     return change_json(False, dry_run=True, diff=diff, files=files,
                        reboot_required=reboot_required(
                            how.steps, new=new, disks=disks,
-                           flavour=flavour),
+                           flavour=flavour, driver=driver),
                        handoff=how.handoff, **extra)
 
 
@@ -346,7 +370,7 @@ def rollback(site, entry_id: Optional[str], last: bool, yes: bool,
     from ..tune.plan import now_iso
     from ..tune.site import rollback_to
     to = rollback_to(site, entry_id, last)
-    entry = to.entry
+    entry, site = to.entry, to.site
     if as_json:
         if not yes:
             from ..inventory.disks import take_inventory
@@ -354,18 +378,20 @@ def rollback(site, entry_id: Optional[str], last: bool, yes: bool,
             env.out.write(to_json(dry_run_json(
                 to.change, to.diff, to.old,
                 take_inventory(site.host).disks, site.flavour,
-                rolled_back=entry.id)))
+                driver=site.driver, rolled_back=entry.id)))
             return EXIT_OK
     else:
         env.out.write("roll back journal entry %s (%s %s):\n%s" % (
             entry.id, entry.action, now_iso(entry.time), to.diff))
-        if not _confirmed(yes, tty, env.out, ask):
+        if not _confirmed(yes, tty, env.out, ask,
+                          "%s.conf" % site.driver):
             return EXIT_OK
         for note in to.change.notes:
             env.out.write("  %s\n" % note)
     done = site.transaction().run("rollback", to.old, to.base_sha256,
-                                  ["restore the sd.conf of before entry %s"
-                                   % entry.id], to.diff, site.verifier(),
+                                  ["restore the %s.conf of before entry %s"
+                                   % (site.driver, entry.id)], to.diff,
+                                  site.verifier(),
                                   rollback_of=entry.id, change=to.change)
     if as_json:
         _note(env, done.notes)
@@ -390,6 +416,8 @@ HISTORY_COLUMNS = [
     ("OLD", lambda e, p: e.old_sha256 if p else e.old_sha256[:12]),
     ("NEW", lambda e, p: e.new_sha256 if p else e.new_sha256[:12]),
     ("RESULT", lambda e, p: e.result or "-"),
+    # Last, so that scripts reading the columns before it keep working.
+    ("FILE", lambda e, p: "%s.conf" % e.driver),
 ]
 
 

@@ -1,6 +1,8 @@
 """`sdtune verify`: what the kernel really uses, disk by disk, and
 whether it survives the next boot (the states are tune/verify.py's).
-Exit 1 when any disk is "ignored by sd", "not persistent" or "shadowed";
+NVMe namespaces are checked against nvme.conf (tune/nvmeverify.py).
+Exit 1 when any disk is "ignored by sd", "ignored by nvme", "not
+persistent" or "shadowed";
 4, with a stderr line naming the disks, when any is "unknown" or the
 kernel's values could not be read at all."""
 
@@ -21,7 +23,8 @@ COLUMNS = [("NAME", lambda s, p: s.name),
 
 def add_parser(sub, name: str) -> None:
     verify = sub.add_parser("verify", help="per disk: applied, pending "
-                            "reboot, not matched or ignored by sd")
+                            "reboot, not matched or ignored by sd (or, for "
+                            "NVMe, by nvme)")
     verify.add_argument("-H", dest="scripted", action="store_true")
     json_output(verify)
 
@@ -33,8 +36,10 @@ def run(args: argparse.Namespace, env: Env) -> int:
     inv = take_inventory(env.host)
     for note in site.platform.warnings():
         env.err.write("sdtune: warning: %s\n" % note)
+    nvme = site.for_driver("nvme")
     states = verify_all(env.host, site.sd_conf, site.flavour, inv,
-                        platform=site.platform)
+                        platform=site.platform,
+                        nvme_platform=lambda: nvme.platform)
     problems = unverified(inv, states)
     if args.output == "json":
         env.out.write(to_json({"disks": [s.to_json() for s in states]}))

@@ -11,7 +11,13 @@ A disk under blkdev (an NVMe namespace, a virtio disk) is listed when
 diskinfo or libdiskmgt lists it: sd.conf has no effect on it
 (platforms.md §1.3), so it has no sd-config-list key (no INQUIRY), no
 vendor/product and no kernel sd values; everything else, the in-use
-checks included, is read as for an sd disk.
+checks included, is read as for an sd disk.  Its physical block size is
+blkdev's (the mdb blkdev pipeline).  An NVMe namespace also gets its
+controller's model, serial and firmware and its LBA formats and write
+cache from nvmeadm (issue 18), found by its disk name in `nvmeadm list`:
+one `list`, one `identify` per controller and per listed namespace, one
+`get-features` per controller with a cache, none of it on a host
+without blkdev disks or without nvmeadm (whose NVMe fields stay None).
 
 Safety rule: a disk is only free for certification when every in-use
 source answered for it.  When a source fails, or a disk is missing from
@@ -24,7 +30,8 @@ from typing import Callable, Dict, List, Optional, TypeVar
 
 from ..errors import SdtuneError
 from ..host import Host
-from . import devlinks, diskinfo, iostat, libdiskmgt, mdb, zdb, zpool
+from . import (devlinks, diskinfo, iostat, libdiskmgt, mdb, nvmeadm, zdb,
+               zpool)
 
 T = TypeVar("T")
 
@@ -69,6 +76,9 @@ class Disk:
     # The drive's own model string where the driver keeps one (an NVMe
     # namespace's Identify Controller model); sd disks: None.
     model: Optional[str] = None
+    # An NVMe namespace's controller, LBA formats and write cache
+    # (nvmeadm); None for every other disk, or when nvmeadm is missing.
+    nvme: Optional[nvmeadm.NvmeInfo] = None
 
     @property
     def full_model(self) -> Optional[str]:
@@ -77,8 +87,8 @@ class Disk:
         return self.model or self.ata_model
 
     def to_json(self) -> dict:
-        """The `disks -o json` shape of DESIGN.md, with "driver" and
-        "model" (full_model)."""
+        """The `disks -o json` shape of DESIGN.md, with "driver",
+        "model" (full_model) and "nvme"."""
         return {
             "name": self.name, "driver": self.driver,
             "instance": self.instance, "key": self.key,
@@ -91,6 +101,7 @@ class Disk:
             "rejected_reasons": list(self.rejected_reasons),
             "pool": self.pool, "pool_role": self.pool_role,
             "vdev_ashift": self.vdev_ashift, "sd": asdict(self.sd),
+            "nvme": self.nvme.to_json() if self.nvme else None,
         }
 
 
@@ -192,13 +203,23 @@ def take_inventory(host: Host) -> Inventory:
     blkdev = _blkdev_names(linked, infos, dm)
     disk_names = _disk_names(units, names, infos, dm, set(blkdev))
     by_name = {v: k for k, v in names.items()}
+    # Only with blkdev disks: mdb has no bd_state without blkdev loaded.
+    shifts = src.get("mdb blkdev", mdb.query_blkdev, {}) if blkdev else {}
+    namespaces = _nvme_namespaces(src, blkdev) if blkdev else {}
     disks = []
     for name in blkdev:
         reasons = _reasons(name, src, dm, dm_disks.get(name), membership)
-        disks.append(_blkdev_disk(
+        disk = _blkdev_disk(
             name, linked[name][1], stats.get(name), infos.get(name),
             dm_disks.get(name), reasons, membership.get(name, (None, None)),
-            ashifts[name][1] if name in ashifts else None))
+            ashifts[name][1] if name in ashifts else None)
+        if disk.instance in shifts:
+            disk.physical_block_bytes = 1 << shifts[disk.instance][1]
+            if disk.logical_block_bytes is None:
+                disk.logical_block_bytes = 1 << shifts[disk.instance][0]
+        if name in namespaces:
+            _add_nvme(disk, *namespaces[name])
+        disks.append(disk)
     for name in disk_names:
         instance = by_name.get(name)
         unit = units.get(instance) if instance is not None else None
@@ -288,6 +309,57 @@ def _blkdev_disk(name: str, instance: int, stat, info, dmd,
         rejected_reasons=reasons, pool=member[0], pool_role=member[1],
         vdev_ashift=ashift, sd=SdValues(), driver="blkdev",
         model=_blkdev_model(stat, info, dmd))
+
+
+def _nvme_namespaces(src: _Sources, blkdev: List[str]) -> Dict[str, tuple]:
+    """disk name -> (NvmeInfo, the controller's identity or its `list`
+    line) for the blkdev disks that are NVMe namespaces.  Without
+    nvmeadm (not configured, not installed): none, and no note."""
+    if not src.host.can_run("nvmeadm"):
+        return {}
+    controllers = src.get("nvmeadm list", nvmeadm.query_nvmeadm_list, {})
+    by_disk = nvmeadm.namespaces_by_disk(controllers)
+    identities: Dict[str, tuple] = {}
+    found: Dict[str, tuple] = {}
+    for name in blkdev:
+        ns = by_disk.get(name)
+        if ns is None:
+            continue
+        ctl = ns.controller
+        if ctl not in identities:
+            ident = src.get(
+                "nvmeadm identify " + ctl,
+                lambda h: nvmeadm.query_nvmeadm_identify_controller(h, ctl),
+                None)
+            # No cache, or get-features failing: enabled unknown (None).
+            enabled = src.get(
+                "nvmeadm get-features %s cache" % ctl,
+                lambda h: nvmeadm.query_nvmeadm_cache(h, ctl), None) \
+                if ident is not None and ident.cache_present else None
+            identities[ctl] = (ident, enabled)
+        ident, enabled = identities[ctl]
+        space = src.get(
+            "nvmeadm identify " + ns.name,
+            lambda h: nvmeadm.query_nvmeadm_identify_namespace(h, ns.name),
+            None)
+        info = nvmeadm.NvmeInfo(
+            controller=ctl, namespace=ns.namespace,
+            version=controllers[ctl].version,
+            lba_formats=list(space.lba_formats) if space else [],
+            lba_format_in_use=space.lba_format_in_use if space else None,
+            cache_present=ident.cache_present if ident else None,
+            cache_enabled=enabled)
+        found[name] = (info, ident or controllers[ctl])
+    return found
+
+
+def _add_nvme(disk: Disk, info: "nvmeadm.NvmeInfo", controller) -> None:
+    """An NVMe namespace's model, serial and firmware are its
+    controller's, as nvmeadm prints them (trailing blanks removed)."""
+    disk.nvme = info
+    disk.model = controller.model or disk.model
+    disk.serial = controller.serial or disk.serial
+    disk.firmware = controller.firmware or disk.firmware
 
 
 def _blkdev_model(stat, info, dmd) -> Optional[str]:

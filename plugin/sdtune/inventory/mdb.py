@@ -8,6 +8,11 @@ Two invocations cover any number of disks (facts §8):
 * the vid/pid pipeline prints the INQUIRY vendor, product and revision of
   every attached instance, in the same instance order but without numbers.
 
+A third, the blkdev pipeline, gives the logical and physical block shift
+of every attached blkdev instance (NVMe namespaces, virtio disks), which
+sd's soft state does not hold: the physical block size blkdev reports is
+what ZFS takes its ashift from (issue 18).
+
 mdb may pad its lines with blanks to the terminal width; integers are
 hex (`0x200`) by default and decimal (`0t512`) under `::print -d`.  Runs
 `mdb -k` (through the host) and parses; the parsers are pure.
@@ -15,7 +20,7 @@ hex (`0x200`) by default and decimal (`0t512`) under `::print -d`.  Runs
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from ..errors import ParseError
 from ..host import Host
@@ -273,6 +278,68 @@ def query_sd_state(host: Host) -> Dict[int, SdUnit]:
 
 def query_inquiry(host: Host) -> List[Inquiry]:
     return parse_inquiry(_mdb(host, INQUIRY_CMD, "inq_vid"))
+
+
+BLKDEV = "mdb blkdev pipeline"
+BLKDEV_CMD = ("*bd_state::walk softstate | ::print -d bd_t "
+              "d_dip->devi_instance d_blkshift d_pblkshift\n")
+_BLKDEV_MEMBERS = ("d_dip->devi_instance", "d_blkshift", "d_pblkshift")
+_BLKDEV_LINE = re.compile(r"^(d_dip->devi_instance|d_blkshift|d_pblkshift)"
+                          r" = (.*)$")
+
+
+def parse_blkdev(text: str) -> Dict[int, Tuple[int, int]]:
+    """Parse the blkdev pipeline: {instance: (blkshift, pblkshift)}, the
+    logical and physical block size blkdev reports being 1 << each.
+
+    Sample (issue 18 contract), one record per attached instance:
+
+        d_dip->devi_instance = 0t0
+        d_blkshift = 0t9
+        d_pblkshift = 0t12
+    """
+    found: Dict[int, Tuple[int, int]] = {}
+    pending: List[Tuple[str, int]] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.rstrip()
+        if not line.strip():
+            continue
+        where = "line %d" % number
+        m = _BLKDEV_LINE.match(line)
+        if m is None:
+            raise ParseError(BLKDEV, _BLKDEV_MEMBERS[len(pending)],
+                             "%s: unexpected line %s"
+                             % (where, excerpt(line, 60)))
+        name = m.group(1)
+        if name != _BLKDEV_MEMBERS[len(pending)]:
+            raise ParseError(BLKDEV, _BLKDEV_MEMBERS[len(pending)],
+                             "%s: %s where mdb prints %s (record %d)"
+                             % (where, name, _BLKDEV_MEMBERS[len(pending)],
+                                len(found) + 1))
+        value = _int(m.group(2), False, BLKDEV, name, where)
+        if value is None or value < 0:
+            raise ParseError(BLKDEV, name, "%s: %s is not a number"
+                             % (where, excerpt(m.group(2), 40)))
+        # A shift beyond 31 is no block size blkdev keeps (uint32_t).
+        if name != _BLKDEV_MEMBERS[0] and not 9 <= value <= 31:
+            raise ParseError(BLKDEV, name, "%s: %d is not the shift of a "
+                             "block size (9 to 31)" % (where, value))
+        pending.append((name, value))
+        if len(pending) == 3:
+            instance = pending[0][1]
+            if instance in found:
+                raise ParseError(BLKDEV, _BLKDEV_MEMBERS[0], "%s: instance "
+                                 "%d printed twice" % (where, instance))
+            found[instance] = (pending[1][1], pending[2][1])
+            pending = []
+    if pending:
+        raise ParseError(BLKDEV, _BLKDEV_MEMBERS[len(pending)],
+                         "output is truncated")
+    return found
+
+
+def query_blkdev(host: Host) -> Dict[int, Tuple[int, int]]:
+    return parse_blkdev(_mdb(host, BLKDEV_CMD, "d_pblkshift"))
 
 
 def units_with_inquiry(units: Dict[int, SdUnit],

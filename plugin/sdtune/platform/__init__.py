@@ -20,12 +20,14 @@ from .modpath import find_copies
 from .smartos import SmartOSPlatform
 
 
-def platform_for(host: Host, sd_conf: str,
-                 boot_media: Optional[str] = None) -> Platform:
-    """The adapter for the platform the host reports; `sd_conf` is the
-    configured path, used when no copy exists on the module path."""
-    info = detect(host)
-    copies = find_copies(host, info.machine, sd_conf)
+def platform_for(host: Host, conf: str, boot_media: Optional[str] = None,
+                 driver: str = "sd",
+                 info: Optional[PlatformInfo] = None) -> Platform:
+    """The adapter for the platform the host reports and `driver`'s .conf
+    (sd or nvme); `conf` is the configured path, used when no copy exists
+    on the module path; `info`, the platform detected already."""
+    info = info if info is not None else detect(host)
+    copies = find_copies(host, info.machine, conf, driver)
     if info.smartos:
         return SmartOSPlatform(host, info, copies, boot_media)
     return BootArchivePlatform(host, info, copies)

@@ -75,8 +75,18 @@ class Platform(abc.ABC):
         return self.info.name
 
     @property
+    def driver(self) -> str:
+        """The driver whose .conf this adapter changes: sd or nvme."""
+        return self.copies.driver
+
+    @property
+    def conf_name(self) -> str:
+        """The file's name as messages say it: sd.conf, nvme.conf."""
+        return "%s.conf" % self.copies.driver
+
+    @property
     def effective(self) -> str:
-        """The sd.conf the kernel reads (system path)."""
+        """The driver.conf the kernel reads (system path)."""
         return self.copies.effective
 
     def read(self, path: str) -> Optional[bytes]:
@@ -117,10 +127,12 @@ class Platform(abc.ABC):
         when the file the kernel reads is among them."""
         return ["update_drv"] if self.effective in paths else []
 
-    def step_argv(self, step: str) -> Tuple[str, List[str]]:
-        """The allow-listed command and arguments of a step."""
+    def step_argv(self, step: str, driver: Optional[str] = None
+                  ) -> Tuple[str, List[str]]:
+        """The allow-listed command and arguments of a step; update_drv
+        reloads `driver` (a journal entry's), by default this adapter's."""
         if step == "update_drv":
-            return "update_drv", ["-vf", "sd"]
+            return "update_drv", ["-vf", driver or self.driver]
         if step == "bootadm":
             args = ["update-archive"]
             if self.host.root != "/":
@@ -131,5 +143,5 @@ class Platform(abc.ABC):
     def describe(self) -> Dict[str, object]:
         """For `disks -o json` and the journal."""
         doc = self.info.to_json()
-        doc["sd_conf"] = self.copies.to_json()
+        doc["%s_conf" % self.driver] = self.copies.to_json()
         return doc

@@ -57,8 +57,9 @@ class BootArchivePlatform(Platform):
 
     def persistence(self, base: bytes, new: bytes) -> Persistence:
         return Persistence(
-            [FileChange(self.effective, "sd.conf", self.read(self.effective),
-                        new)], self.activation([self.effective]))
+            [FileChange(self.effective, self.conf_name,
+                        self.read(self.effective), new)],
+            self.activation([self.effective]))
 
     def activation(self, paths: List[str]) -> List[str]:
         """The boot archive first, whatever changed: it holds every copy
@@ -96,8 +97,8 @@ class BootArchivePlatform(Platform):
         if nxt is not None and now is not None and nxt != now:
             return ["the boot environment that boots next (%s) is not the "
                     "running one (%s), which this changes: the next boot "
-                    "reads %s's own sd.conf ('beadm activate %s' to keep "
-                    "this change)" % (nxt, now, nxt, now)]
+                    "reads %s's own %s ('beadm activate %s' to keep "
+                    "this change)" % (nxt, now, nxt, self.conf_name, now)]
         return []
 
     def next_boot(self) -> NextBoot:

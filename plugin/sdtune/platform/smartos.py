@@ -17,6 +17,10 @@ Once a boot module is loaded, /system/boot is read-only and shadows
 /kernel: a change then takes effect at the next reboot only.
 
 Reads the media and runs kstat (boot time) through the host.
+
+nvme.conf (issue 18) is carried the same way by its own boot module,
+nvme_conf, with its own loader block: each driver's file and block are
+replaced alone.
 """
 
 import base64
@@ -32,12 +36,36 @@ from .modpath import BOOTFS_KERNEL, ConfCopies
 
 USBKEY_MOUNT = "/mnt/usbkey"
 USBKEY_MARKER = ".joyliveusb"
-SYSTEM_BOOT_CONF = BOOTFS_KERNEL + "/drv/sd.conf"
-RAMDISK_CONF = "/kernel/drv/sd.conf"
-MODULE = "sd_conf"
-BEGIN = "# BEGIN sdtune: sd.conf boot module, see sdtune(8)"
 END = "# END sdtune"
 BOOT_TIME_STAT = "unix:0:system_misc:boot_time"
+
+
+def system_boot_conf(driver: str) -> str:
+    """Where the kernel finds `driver`'s boot module: first on the module
+    path."""
+    return BOOTFS_KERNEL + "/drv/%s.conf" % driver
+
+
+def ramdisk_conf(driver: str) -> str:
+    """The platform image's copy, on the ramdisk root."""
+    return "/kernel/drv/%s.conf" % driver
+
+
+def module_of(driver: str) -> str:
+    """The loader's name for `driver`'s boot module (sd_conf_load=...)."""
+    return "%s_conf" % driver
+
+
+def begin_of(driver: str) -> str:
+    """The first line of sdtune's loader block for `driver`: one block
+    per driver, each replaced alone."""
+    return "# BEGIN sdtune: %s.conf boot module, see sdtune(8)" % driver
+
+
+SYSTEM_BOOT_CONF = system_boot_conf("sd")
+RAMDISK_CONF = ramdisk_conf("sd")
+MODULE = module_of("sd")
+BEGIN = begin_of("sd")
 
 
 @dataclass
@@ -56,10 +84,11 @@ class BootMedia:
                 "loader_files": list(self.loader_files)}
 
 
-def loader_lines(module_name: str) -> List[str]:
-    return [BEGIN, '%s_load="YES"' % MODULE, '%s_type="file"' % MODULE,
-            '%s_name="%s"' % (MODULE, module_name),
-            '%s_flags="name=%s"' % (MODULE, RAMDISK_CONF), END]
+def loader_lines(module_name: str, driver: str = "sd") -> List[str]:
+    module = module_of(driver)
+    return [begin_of(driver), '%s_load="YES"' % module,
+            '%s_type="file"' % module, '%s_name="%s"' % (module, module_name),
+            '%s_flags="name=%s"' % (module, ramdisk_conf(driver)), END]
 
 
 def _unquote(value: str) -> str:
@@ -81,24 +110,25 @@ def loader_settings(text: str) -> dict:
 
 
 def with_loader_block(text: Optional[bytes], module_name: str,
-                      shown: str) -> bytes:
+                      shown: str, driver: str = "sd") -> bytes:
     """loader.conf.local with sdtune's block, idempotently: the block is
     replaced where it is, added at the end where it is not.  sd_conf_*
     lines of the operator's own, outside the block, are refused: two
     definitions of one module are for the operator to merge."""
     lines = (text or b"").decode("latin-1").splitlines()
-    block = loader_lines(module_name)
-    if BEGIN in lines:
-        start = lines.index(BEGIN)
+    block = loader_lines(module_name, driver)
+    begin, module = begin_of(driver), module_of(driver)
+    if begin in lines:
+        start = lines.index(begin)
         end = lines.index(END, start) if END in lines[start:] else start
         outside = lines[:start] + lines[end + 1:]
     else:
         start, outside = None, lines
-    theirs = [n for n in outside if n.strip().startswith(MODULE + "_")]
+    theirs = [n for n in outside if n.strip().startswith(module + "_")]
     if theirs:
         raise RefusedError("apply", shown, "it already defines boot module "
                            "%s outside sdtune's block ('%s'): remove those "
-                           "lines or merge them" % (MODULE, theirs[0].strip()))
+                           "lines or merge them" % (module, theirs[0].strip()))
     if start is None:
         new = lines + block
     else:
@@ -124,7 +154,7 @@ class SmartOSPlatform(Platform):
     @property
     def module_loaded(self) -> bool:
         """A boot module is what the kernel reads now (read-only)."""
-        return self.effective == SYSTEM_BOOT_CONF
+        return self.effective == system_boot_conf(self.driver)
 
     # ---------------------------------------------------------- media
 
@@ -174,13 +204,13 @@ class SmartOSPlatform(Platform):
                     self.host.same_file(self.host.sys_path(active),
                                         self.host.sys_path(loaders[0]))):
                 loaders.append(active)
-            name = "/custom/bootfs/kernel/drv/sd.conf"
+            name = "/custom/bootfs/kernel/drv/%s" % self.conf_name
             return BootMedia(root, "boot pool", name, root + name, loaders)
         if root == USBKEY_MOUNT and not self.host.exists(
                 real + "/" + USBKEY_MARKER):
             raise SdtuneError("find", root, "no %s there: not a mounted "
                               "SmartOS USB key" % USBKEY_MARKER)
-        name = "/boot/bootfs/kernel/drv/sd.conf"
+        name = "/boot/bootfs/kernel/drv/%s" % self.conf_name
         kind = "boot pool" if root != USBKEY_MOUNT else "usb key"
         return BootMedia(root, kind, name, root + name,
                          [root + "/boot/loader.conf.local"])
@@ -202,16 +232,18 @@ class SmartOSPlatform(Platform):
         handoff = None
         if not self.module_loaded:
             # The ramdisk copy: update_drv makes idle disks use it now.
-            files.append(FileChange(self.effective, "sd.conf (ramdisk)",
+            files.append(FileChange(self.effective, "%s (ramdisk)"
+                                    % self.conf_name,
                                     self.read(self.effective), new,
                                     volatile=True))
             steps = self.activation([self.effective])
         else:
             notes.append("the kernel reads the boot module %s (read-only): "
                          "the change takes effect at the next reboot"
-                         % SYSTEM_BOOT_CONF)
+                         % system_boot_conf(self.driver))
         if self.compute_node:
-            handoff = {"path": "kernel/drv/sd.conf", "type": "base64",
+            handoff = {"path": "kernel/drv/" + self.conf_name,
+                       "type": "base64",
                        "content": base64.b64encode(new).decode("ascii")}
             notes.append("a Triton compute node boots over the network: set "
                          "this boot module in the node's CNAPI boot_modules "
@@ -223,7 +255,8 @@ class SmartOSPlatform(Platform):
                                 new))
         for path in media.loader_files:
             old = self.read(path)
-            updated = with_loader_block(old, media.module_name, path)
+            updated = with_loader_block(old, media.module_name, path,
+                                        self.driver)
             if updated != old:
                 files.append(FileChange(path, "loader lines", old, updated))
         return Persistence(files, steps, notes)
@@ -234,7 +267,7 @@ class SmartOSPlatform(Platform):
         if self.compute_node:
             if self.module_loaded:
                 return NextBoot("CNAPI boot module", self.read(
-                    SYSTEM_BOOT_CONF))
+                    system_boot_conf(self.driver)))
             return self._platform_copy()
         media = self.media()
         if media is None:
@@ -244,8 +277,10 @@ class SmartOSPlatform(Platform):
         # key's, or custom/'s on a boot pool).
         text = self.read(media.loader_files[0])
         settings = loader_settings((text or b"").decode("latin-1"))
-        configured = settings.get(MODULE + "_load", "").upper() == "YES" \
-            and settings.get(MODULE + "_name") == media.module_name
+        module_name = module_of(self.driver)
+        configured = \
+            settings.get(module_name + "_load", "").upper() == "YES" \
+            and settings.get(module_name + "_name") == media.module_name
         module = self.read(media.module_file)
         if configured and module is not None:
             return NextBoot(media.module_file, module, newer=True)
@@ -253,22 +288,23 @@ class SmartOSPlatform(Platform):
 
     def _platform_copy(self) -> NextBoot:
         """No boot module: the next boot reads the platform image's
-        sd.conf.  Its text is not on the system, but an unchanged ramdisk
-        copy is it: a copy changed since boot is not."""
+        driver.conf.  Its text is not on the system, but an unchanged
+        ramdisk copy is it: a copy changed since boot is not."""
+        image = "the platform image's %s" % self.conf_name
         if self.module_loaded:
-            return NextBoot("the platform image's sd.conf", None,
-                            "no boot module is configured on the boot "
-                            "media: the next boot reads the platform "
-                            "image's sd.conf")
+            return NextBoot(image, None, "no boot module is configured on "
+                            "the boot media: the next boot reads %s" % image)
         edited = self.edited_since_boot()
+        ramdisk = ramdisk_conf(self.driver)
         if edited is None:
-            return NextBoot(RAMDISK_CONF, self.read(RAMDISK_CONF))
-        return NextBoot("the platform image's sd.conf", None, edited)
+            return NextBoot(ramdisk, self.read(ramdisk))
+        return NextBoot(image, None, edited)
 
     def edited_since_boot(self) -> Optional[str]:
-        """Why the ramdisk sd.conf is not the platform image's, or None
+        """Why the ramdisk copy is not the platform image's, or None
         when it is unchanged since boot."""
-        real = self.host.sys_path(RAMDISK_CONF)
+        ramdisk = ramdisk_conf(self.driver)
+        real = self.host.sys_path(ramdisk)
         if not self.host.exists(real):
             return None
         try:
@@ -280,11 +316,11 @@ class SmartOSPlatform(Platform):
         if boot is None:
             return ("the boot time cannot be read (kstat %s), so whether "
                     "%s changed since boot is unknown" % (BOOT_TIME_STAT,
-                                                          RAMDISK_CONF))
+                                                          ramdisk))
         if self.host.stat(real).st_mtime >= boot:
             return ("%s (ramdisk) was changed since boot and no boot module "
                     "carries it: the next boot reads the platform image's "
-                    "sd.conf" % RAMDISK_CONF)
+                    "%s" % (ramdisk, self.conf_name))
         return None
 
     def shadowed_edits(self) -> List[str]:
@@ -292,9 +328,10 @@ class SmartOSPlatform(Platform):
         is shadowed by design; it matters only when someone edited it
         since boot (the old habit, which now changes nothing)."""
         out = list(self.copies.shadowed)
-        if self.module_loaded and RAMDISK_CONF in out and \
+        ramdisk = ramdisk_conf(self.driver)
+        if self.module_loaded and ramdisk in out and \
                 self.edited_since_boot() is None:
-            out.remove(RAMDISK_CONF)
+            out.remove(ramdisk)
         return out
 
     def warnings(self) -> List[str]:

@@ -103,11 +103,15 @@ class Entry:
     platform: Dict[str, object] = field(default_factory=dict)
     # Triton compute node: the boot module for CNAPI.
     handoff: Optional[Dict[str, str]] = None
+    # The driver whose .conf the entry changed (sd_conf above holds its
+    # path whatever the driver): entries from before NVMe are sd's.
+    driver: str = "sd"
 
     def file_records(self) -> List[FileRecord]:
         if self.files:
             return list(self.files)
-        return [FileRecord(self.sd_conf, "sd.conf", self.old_sha256,
+        return [FileRecord(self.sd_conf, "%s.conf" % self.driver,
+                           self.old_sha256,
                            self.new_sha256)]
 
     def to_json(self) -> dict:
@@ -156,6 +160,9 @@ class Entry:
                 isinstance(handoff, dict) and
                 all(isinstance(v, str) for v in handoff.values())):
             raise ValueError("field 'handoff' is not a boot module")
+        if doc.get("driver", "sd") not in DRIVERS:
+            raise ValueError("field 'driver' is not one of %s"
+                             % ", ".join(DRIVERS))
         doc = dict(doc, files=[FileRecord.from_json(x)
                                for x in doc.get("files", [])])
         return cls(**doc)
@@ -170,8 +177,10 @@ _FIELD_TYPES: Dict[str, Tuple[type, ...]] = {
     "rollback_of": (str, type(None)), "update_drv": (dict,),
     "verify": (list,), "result": (str,), "notes": (list,),
     "files": (list,), "steps": (list,), "bootadm": (dict,),
-    "platform": (dict,), "handoff": (dict, type(None)),
+    "platform": (dict,), "handoff": (dict, type(None)), "driver": (str,),
 }
+# The drivers whose .conf a transaction can change.
+DRIVERS = ("sd", "nvme")
 _ID = re.compile(r"^[0-9]{6}$")
 
 

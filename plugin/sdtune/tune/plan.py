@@ -35,7 +35,8 @@ like a local one; every reason that rests on it names where it was
 certified.
 
 Disks sd does not attach (NVMe and virtio through blkdev) get nothing,
-with the reason (Plan.not_sd).
+with the reason (Plan.not_sd); NVMe namespaces are planned in nvme.conf
+by `plan --driver nvme` (tune/nvmeplan.py).
 
 Pure apart from reading through the host (records, table, inventory,
 sd.conf).
@@ -58,7 +59,7 @@ from ..sdconf.match import Identity, key_matches
 from ..sdconf.model import evaluate
 from ..sdconf.parser import parse
 from ..sdconf.tunables import canonical_value
-from .journal import sha256
+from .journal import DRIVERS, sha256
 from .members import (NV, UNKNOWN_CACHE, VOLATILE, Member, Proposal,
                       by_value, certified_when, collision_pick, disputes,
                       key_members, latest_by_serial, value_text)
@@ -141,6 +142,12 @@ class Plan:
     warnings: List[str] = field(default_factory=list)
     created: float = 0.0
     not_sd: List[NotSd] = field(default_factory=list)
+    # sd: changes are sd-config-list pairs keyed by VID/PID; nvme: they
+    # are nvme-config-list triplets keyed by model (tune/nvmeplan.py).
+    driver: str = "sd"
+    # What the operator could do beyond the plan and sdtune never does
+    # (an NVMe namespace's `nvmeadm format` to a larger LBA size).
+    options: List[str] = field(default_factory=list)
 
     @property
     def new_sha256(self) -> str:
@@ -148,13 +155,14 @@ class Plan:
 
     def to_json(self) -> dict:
         return {"version": PLAN_VERSION, "created": self.created,
+                "driver": self.driver,
                 "sd_conf": self.sd_conf, "flavour": self.flavour,
                 "base_sha256": self.base_sha256,
                 "new_sha256": self.new_sha256,
                 "changes": [c.to_json() for c in self.changes],
                 "held": [h.to_json() for h in self.held],
                 "not_sd": [n.to_json() for n in self.not_sd],
-                "warnings": self.warnings,
+                "warnings": self.warnings, "options": self.options,
                 "diff": self.diff, "new_text": self.new_text}
 
     @classmethod
@@ -176,17 +184,25 @@ class Plan:
         except UnicodeEncodeError:
             raise bad("field 'new_text' holds characters sd.conf cannot "
                       "(not latin-1)") from None
+        driver = doc.get("driver", "sd")
+        if driver not in DRIVERS:
+            raise bad("field 'driver' is not one of %s" % ", ".join(DRIVERS))
         changes = doc.get("changes")
         if not isinstance(changes, list):
             raise bad("field 'changes' is missing or not a list")
         for i, c in enumerate(changes):
-            if not isinstance(c, dict) or not isinstance(c.get("key"), str) \
-                    or len(c["key"]) != 24 or \
+            key = c.get("key") if isinstance(c, dict) else None
+            # sd: the 24 characters of VID and PID; nvme: the model, at
+            # most the 40 bytes of Identify Controller's field.
+            key_ok = isinstance(key, str) and (
+                len(key) == 24 if driver == "sd" else 0 < len(key) <= 40)
+            if not key_ok or \
                     not isinstance(c.get("set"), dict) or not c["set"] or \
                     not all(isinstance(k, str) and isinstance(v, str)
                             for k, v in c["set"].items()):
-                raise bad("changes[%d] is not a 24-character key with "
-                          "tunables to set" % i)
+                raise bad("changes[%d] is not a %s with tunables to set"
+                          % (i, "24-character key" if driver == "sd" else
+                             "model of 1 to 40 characters"))
         created = doc.get("created", 0.0)
         if not isinstance(created, (int, float)) or \
                 isinstance(created, bool) or not math.isfinite(created):
@@ -194,10 +210,12 @@ class Plan:
         plan = cls(doc["sd_conf"], doc["flavour"], doc["base_sha256"],
                    doc["new_text"], "", changes=[
                        Change(c["key"], set=dict(c["set"]))
-                       for c in changes], created=float(created))
+                       for c in changes], created=float(created),
+                   driver=driver)
         if plan.new_sha256 != doc.get("new_sha256"):
-            raise SdtuneError("read plan", path, "the plan's new sd.conf "
-                              "does not match its checksum (edited?)")
+            raise SdtuneError("read plan", path, "the plan's new %s.conf "
+                              "does not match its checksum (edited?)"
+                              % driver)
         return plan
 
 
@@ -226,9 +244,14 @@ class Overrides:
 def _not_sd(d: Disk, records: List[CertRecord]) -> NotSd:
     """Why plan leaves a disk of another driver alone; its certification,
     found by serial (such records have no key), is named for audit."""
-    reason = "attached through %s, not sd: sd.conf has no effect on it " \
-        "(nothing to plan; audit still checks its vdev ashift against its " \
-        "native sector)" % d.driver
+    if getattr(d, "nvme", None) is not None:
+        reason = "an NVMe namespace (%s), not under sd: sd.conf has no " \
+            "effect on it; nvme.conf sets what blkdev reports for its " \
+            "model: sdtune plan --driver nvme" % d.driver
+    else:
+        reason = "attached through %s, not sd: sd.conf has no effect on " \
+            "it (nothing to plan; audit still checks its vdev ashift " \
+            "against its native sector)" % d.driver
     serial = (d.serial or "").strip()
     recs = [r for r in records if r.key is None and serial and
             r.unit_serial == serial]
@@ -596,7 +619,7 @@ def recheck_saved(saved: Plan, fresh: Plan, text: str, path: str) -> Plan:
     proposed = {c.key: c for c in fresh.changes}
     held = {(h.key, h.tunable): h.reason for h in fresh.held}
     checked = Plan(saved.sd_conf, fresh.flavour, fresh.base_sha256, text, "",
-                   created=saved.created)
+                   created=saved.created, driver=saved.driver)
     new_text = text
     for claim in saved.changes:
         key = claim.key
@@ -605,22 +628,27 @@ def recheck_saved(saved: Plan, fresh: Plan, text: str, path: str) -> Plan:
             if now.set.get(tunable) == value:
                 continue
             reason = held.get((key, tunable)) or held.get((key, "*")) or \
-                "not proposed now (sd.conf already has it, or no record " \
-                "or table entry supports it)"
+                "not proposed now (%s.conf already has it, or no record " \
+                "or table entry supports it)" % saved.driver
             raise RefusedError("apply", path, '"%s" %s:%s: %s'
                                % (key, tunable, value, reason))
         try:
-            new_text = set_tunables(new_text, key, [
-                Setting(t, v) for t, v in claim.set.items()], fresh.flavour)
+            if saved.driver == "nvme":
+                from .nvmeplan import set_model_tunables
+                new_text = set_model_tunables(new_text, key, claim.set)
+            else:
+                new_text = set_tunables(new_text, key, [
+                    Setting(t, v) for t, v in claim.set.items()],
+                    fresh.flavour)
         except EditError as e:
             raise RefusedError("apply", path, '"%s": %s' % (key, e)) from e
         checked.changes.append(Change(
             key, now.disks, dict(claim.set),
             [w for w in now.why if w.tunable in claim.set]))
     if new_text != saved.new_text:
-        raise RefusedError("apply", path, "the plan's new sd.conf does "
+        raise RefusedError("apply", path, "the plan's new %s.conf does "
                            "something its recorded changes do not say; "
-                           "make a new plan")
+                           "make a new plan" % saved.driver)
     checked.new_text = new_text
     checked.diff = unified_diff(text, new_text, saved.sd_conf,
                                 saved.sd_conf + " (planned)")
@@ -647,6 +675,8 @@ def render_plan(plan: Plan) -> str:
                      % (n.disk, n.driver, n.reason))
     for w in plan.warnings:
         lines.append("warning: %s" % w)
+    for o in plan.options:
+        lines.append("option: %s" % o)
     if not plan.changes:
         lines.append("nothing to change")
     text = "\n".join(lines) + "\n"

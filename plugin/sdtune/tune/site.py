@@ -5,7 +5,7 @@ checking a saved plan or a journal entry before it is applied.  Prints
 nothing: what an operator should hear comes back as text.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import List, NamedTuple, Optional, Tuple
 
 from ..certify import records
@@ -13,7 +13,8 @@ from ..errors import LockedError, RefusedError, SdtuneError, UsageError
 from ..host import Host
 from ..inventory.disks import Inventory, take_inventory
 from ..knowndrives import load_table
-from ..platform import FileChange, Persistence, Platform, platform_for
+from ..platform import (FileChange, Persistence, Platform, PlatformInfo,
+                        platform_for)
 from ..sdconf.edit import unified_diff
 from .journal import OPEN_STATES, Entry, Journal, sha256
 from .plan import Overrides, Plan, load_plan, make_plan, recheck_saved
@@ -37,19 +38,44 @@ class TuneSite:
     generations: int
     known_drives: Optional[str] = None
     boot_media: Optional[str] = None
+    # The driver whose .conf plan, apply and rollback change: sd, or
+    # nvme (nvme.conf beside the configured sd.conf).
+    driver: str = "sd"
     _platform: Optional[Platform] = field(default=None, repr=False)
+    # What detect() found, shared by the sites of every driver.
+    _info: Optional[PlatformInfo] = field(default=None, repr=False)
+
+    @property
+    def configured_conf(self) -> str:
+        """The configured path of the driver's .conf: nvme.conf lives in
+        the directory of the configured sd.conf."""
+        if self.driver == "sd":
+            return self.configured_sd_conf
+        return "%s/%s.conf" % (self.configured_sd_conf.rsplit("/", 1)[0],
+                               self.driver)
 
     @property
     def platform(self) -> Platform:
         if self._platform is None:
-            self._platform = platform_for(self.host, self.configured_sd_conf,
-                                          self.boot_media)
+            self._platform = platform_for(self.host, self.configured_conf,
+                                          self.boot_media, self.driver,
+                                          self._info)
+            self._info = self._platform.info
         return self._platform
 
     @property
     def sd_conf(self) -> str:
-        """The sd.conf the kernel reads (system path)."""
+        """The driver's .conf the kernel reads (system path; sd.conf
+        unless the site is for another driver)."""
         return self.platform.effective
+
+    def for_driver(self, driver: str) -> "TuneSite":
+        """The same system, for another driver's .conf."""
+        if driver == self.driver:
+            return self
+        if self._platform is not None:
+            self._info = self._platform.info
+        return replace(self, driver=driver, _platform=None)
 
     def transaction(self) -> Transaction:
         return Transaction(self.host, self.platform, self.state_dir,
@@ -57,9 +83,12 @@ class TuneSite:
 
     def verifier(self):
         def verify() -> List[dict]:
+            # Every disk, whichever driver's file the change was: what
+            # the kernel uses is one picture.
+            sd, nvme = self.for_driver("sd"), self.for_driver("nvme")
             return [s.to_json() for s in verify_all(
-                self.host, self.sd_conf, self.flavour,
-                platform=self.platform)]
+                self.host, sd.sd_conf, self.flavour, platform=sd.platform,
+                nvme_platform=lambda: nvme.platform)]
         return verify
 
     def journal(self) -> Journal:
@@ -129,10 +158,11 @@ def open_change(site: TuneSite) -> str:
     open_entries = [e for e in site.journal().entries()
                     if e.state in OPEN_STATES]
     if not open_entries:
-        return "no change to sd.conf is half done"
+        return "no change to sd.conf or nvme.conf is half done"
     e = open_entries[-1]
-    where = "sd.conf was written, update_drv has not run" \
-        if e.state == "written" else "sd.conf may have been written"
+    name = "%s.conf" % e.driver
+    where = "%s was written, update_drv has not run" % name \
+        if e.state == "written" else "%s may have been written" % name
     return ("journal entry %s (%s) is half done (%s): the next sdtune "
             "command, or 'sdtune recover', completes or undoes it"
             % (e.id, e.action, where))
@@ -148,6 +178,10 @@ def build_plan(site: TuneSite, overrides: Overrides
     inv = take_inventory(host)
     recs, problems = records.load_checked(host, site.state_dir)
     inv.notes.extend(problems)
+    if site.driver == "nvme":
+        from .nvmeplan import make_nvme_plan
+        return make_nvme_plan(text, site.sd_conf, inv, recs, overrides,
+                              host.now()), inv, text
     table = load_table(host, site.known_drives)
     return make_plan(text, site.sd_conf, site.flavour, inv, recs, table,
                      overrides, host.now()), inv, text
@@ -171,26 +205,31 @@ def plan_to_apply(site: TuneSite, plan_path: Optional[str],
         plan, inv, _ = build_plan(site, overrides)
         return ToApply(plan, inv)
     saved = load_plan(site.host, plan_path)
+    if saved.driver != site.driver:
+        raise RefusedError("apply", plan_path, "the plan is for %s.conf: "
+                           "apply it with --driver %s"
+                           % (saved.driver, saved.driver))
     if saved.sd_conf != site.sd_conf:
         raise RefusedError("apply", plan_path, "the plan is for %s, this "
-                           "system's sd.conf is %s"
-                           % (saved.sd_conf, site.sd_conf))
+                           "system's %s.conf is %s"
+                           % (saved.sd_conf, site.driver, site.sd_conf))
     fresh, inv, text = build_plan(site, overrides)
     if fresh.base_sha256 == saved.new_sha256:
         return ToApply(None, None)
     if fresh.base_sha256 != saved.base_sha256:
-        raise RefusedError("apply", plan_path, "sd.conf changed since the "
+        raise RefusedError("apply", plan_path, "%s.conf changed since the "
                            "plan was made (sha256 %s, the plan was made "
                            "from %s): make a new plan"
-                           % (fresh.base_sha256[:16],
+                           % (site.driver, fresh.base_sha256[:16],
                               saved.base_sha256[:16]))
     return ToApply(recheck_saved(saved, fresh, text, plan_path), inv)
 
 
 def apply_summary(plan: Plan) -> List[str]:
-    """The journal's one line per key: `KEY name:value, ...`."""
-    return ["%s %s" % (c.key, ", ".join("%s:%s" % kv
-                                        for kv in c.set.items()))
+    """The journal's one line per key (an NVMe plan's: per model):
+    `KEY name:value, ...`."""
+    return ["%s %s" % (c.key if plan.driver == "sd" else '"%s"' % c.key,
+                       ", ".join("%s:%s" % kv for kv in c.set.items()))
             for c in plan.changes]
 
 
@@ -204,6 +243,8 @@ class RollbackTo(NamedTuple):
     diff: str
     base_sha256: str
     change: Persistence
+    # The site of the entry's driver: the transaction runs there.
+    site: "TuneSite"
 
 
 def rollback_to(site: TuneSite, entry_id: Optional[str],
@@ -229,6 +270,8 @@ def rollback_to(site: TuneSite, entry_id: Optional[str],
     why = journal.copies_intact(entry, "old")
     if why is not None:
         raise RefusedError("rollback", entry.id, why)
+    # An nvme.conf entry is rolled back on nvme.conf, whatever --driver.
+    site = site.for_driver(entry.driver)
     platform = site.platform
     files: List[FileChange] = []
     notes: List[str] = []
@@ -263,7 +306,7 @@ def rollback_to(site: TuneSite, entry_id: Optional[str],
                         site.sd_conf,
                         site.sd_conf + " (entry %s)" % entry.id)
     return RollbackTo(entry, old, diff, sha256(current),
-                      Persistence(files, steps, notes))
+                      Persistence(files, steps, notes), site)
 
 
 def _entry_id(text: str) -> str:

@@ -2,7 +2,9 @@
 `sdconf set|unset --write` on the live file), with every other file the
 platform needs to keep the change after a reboot (platform/: a SmartOS
 boot module and its loader lines) and the platform's activation steps
-(`bootadm update-archive`, then `update_drv -vf sd`).
+(`bootadm update-archive`, then `update_drv -vf sd`).  nvme.conf changes
+the same way (the driver is the platform adapter's; each journal entry
+names its own, so recovery reloads the right driver).
 
 Order of a transaction, each step journalled before the next:
 
@@ -49,16 +51,25 @@ from .journal import OPEN_STATES, Entry, FileRecord, Journal, sha256
 VerifyFn = Callable[[], List[dict]]
 
 
-def new_errors(old: bytes, new: bytes, flavour: str) -> List[Diagnostic]:
+def _lint(data: bytes, flavour: str, driver: str) -> List[Diagnostic]:
+    """The lint of `driver`'s .conf: sd.conf's rules, or nvme.conf's."""
+    if driver == "nvme":
+        from ..nvmeconf.lint import lint as nvme_lint
+        return nvme_lint(parse_bytes(data))
+    return lint(parse_bytes(data), flavour)
+
+
+def new_errors(old: bytes, new: bytes, flavour: str,
+               driver: str = "sd") -> List[Diagnostic]:
     """Lint errors of the new text that the old one does not have: a
     change must not add what the kernel would ignore, but an operator's
     existing mistake must not block every other change."""
     seen: Dict[Tuple[str, str], int] = {}
-    for d in lint(parse_bytes(old), flavour):
+    for d in _lint(old, flavour, driver):
         if d.severity == "error":
             seen[(d.code, d.message)] = seen.get((d.code, d.message), 0) + 1
     out = []
-    for d in lint(parse_bytes(new), flavour):
+    for d in _lint(new, flavour, driver):
         if d.severity != "error":
             continue
         if seen.get((d.code, d.message), 0) > 0:
@@ -77,6 +88,8 @@ class Transaction:
         self.host = host
         self.platform = platform
         self.sd_conf = platform.effective            # system path
+        self.driver = platform.driver
+        self.conf_name = platform.conf_name          # sd.conf, nvme.conf
         self.path = host.sys_path(self.sd_conf)
         # As messages name it: with the appliance's name over SSH.
         self.shown = host.where(self.path)
@@ -159,8 +172,8 @@ class Transaction:
                     "nothing was changed"
                 self.journal.save(entry)
                 said.append("transaction %s (%s) was interrupted before "
-                            "sd.conf changed: marked undone" % (entry.id,
-                                                                entry.action))
+                            "%s.conf changed: marked undone"
+                            % (entry.id, entry.action, entry.driver))
                 continue
             for i, (rec, state) in enumerate(zip(records, states)):
                 if state == "old":
@@ -168,8 +181,8 @@ class Transaction:
                     self._put(rec.path, new)
             self._finish(entry, verify, recovered=True)
             said.append("transaction %s (%s) was interrupted after "
-                        "sd.conf was written: completed it (%s, verify)"
-                        % (entry.id, entry.action,
+                        "%s.conf was written: completed it (%s, verify)"
+                        % (entry.id, entry.action, entry.driver,
                            ", ".join(entry.steps) or "no step"))
         self.notes += said
         return said
@@ -179,19 +192,22 @@ class Transaction:
         now; for when they match neither side.  Call with the lock
         held."""
         said = []
-        cur = sha256(self.current()) if self.host.exists(self.path) \
-            else "absent"
         for entry in self.journal.entries():
             if entry.state not in OPEN_STATES:
                 continue
+            # The entry's own file: an nvme.conf entry is not about the
+            # sd.conf this transaction was opened for.
+            now = self.platform.read(entry.sd_conf)
+            cur = "absent" if now is None else sha256(now)
+            name = "%s.conf" % entry.driver
             entry.state = "accepted"
-            entry.result = "interrupted; sd.conf (sha256 %s) accepted as " \
+            entry.result = "interrupted; %s (sha256 %s) accepted as " \
                 "it was by %s with 'sdtune recover --accept-current'" % (
-                    cur[:16], self.host.user())
-            entry.notes.append("accepted sd.conf sha256 %s" % cur)
+                    name, cur[:16], self.host.user())
+            entry.notes.append("accepted %s sha256 %s" % (name, cur))
             self.journal.save(entry)
-            said.append("transaction %s (%s): the current sd.conf is "
-                        "accepted" % (entry.id, entry.action))
+            said.append("transaction %s (%s): the current %s is "
+                        "accepted" % (entry.id, entry.action, name))
         return said
 
     # -------------------------------------------------------------- change
@@ -206,20 +222,22 @@ class Transaction:
         # Checked first: a non-root run must not even create the lock.
         if not self.host.is_root():
             raise RefusedError(action, self.shown, "must be root: "
-                               "update_drv and sd.conf need it")
+                               "update_drv and %s need it" % self.conf_name)
         with self.lock():
             self.recover(verify)
             old = self.current() if self.host.exists(self.path) else b""
             if sha256(old) != base_sha:
                 raise RefusedError("%s" % action, self.shown,
-                                   "sd.conf changed since this change was "
+                                   "%s changed since this change was "
                                    "prepared (sha256 %s, expected %s)"
-                                   % (sha256(old)[:16], base_sha[:16]))
-            errors = new_errors(old, new, self.flavour)
+                                   % (self.conf_name, sha256(old)[:16],
+                                      base_sha[:16]))
+            errors = new_errors(old, new, self.flavour, self.driver)
             if errors:
-                raise RefusedError(action, self.shown, "the new sd.conf has "
+                raise RefusedError(action, self.shown, "the new %s has "
                                    "%d error(s) the kernel would ignore, "
-                                   "first: %s" % (len(errors),
+                                   "first: %s" % (self.conf_name,
+                                                  len(errors),
                                                   errors[0].message))
             if change is None:
                 change = self.platform.persistence(old, new)
@@ -227,8 +245,8 @@ class Transaction:
             if not files:
                 raise RefusedError(action, self.shown, "nothing to write: "
                                    "the boot media already hold this "
-                                   "sd.conf (it takes effect at the next "
-                                   "reboot)")
+                                   "%s (it takes effect at the next "
+                                   "reboot)" % self.conf_name)
             self._check(action, files, change.steps)
             entry = Entry(id=self.journal.next_id(), time=self.host.now(),
                           user=self.host.user(), action=action,
@@ -243,7 +261,7 @@ class Transaction:
                                  if s in change.steps],
                           platform=self._platform_doc(),
                           handoff=change.handoff,
-                          notes=list(change.notes))
+                          notes=list(change.notes), driver=self.driver)
             self._prepare(entry, files)
             for i, f in enumerate(files):
                 try:
@@ -306,7 +324,8 @@ class Transaction:
             except SdtuneError:
                 pass
             raise SdtuneError(entry.action, self.shown, "cannot journal the "
-                              "change (%s); sd.conf was not changed" % e
+                              "change (%s); %s was not changed"
+                              % (e, self.conf_name)
                               ) from e
 
     def _put_back(self, entry: Entry, upto: int) -> None:
@@ -329,14 +348,16 @@ class Transaction:
             self._put_back(entry, len(files))
         except SdtuneError as e:
             again = "the same" if e.reason == error.reason else str(e)
-            raise SdtuneError(entry.action, self.shown, "sd.conf WAS "
+            raise SdtuneError(entry.action, self.shown, "%s WAS "
                               "changed but its journal entry %s could not "
                               "be updated (%s) nor the old file put back "
                               "(%s); the next sdtune command completes the "
-                              "change" % (entry.id, error, again)) from e
+                              "change" % (self.conf_name, entry.id, error,
+                                          again)) from e
         raise SdtuneError(entry.action, self.shown, "cannot update journal "
-                          "entry %s (%s); sd.conf was restored to its old "
-                          "contents, nothing changed" % (entry.id, error))
+                          "entry %s (%s); %s was restored to its old "
+                          "contents, nothing changed"
+                          % (entry.id, error, self.conf_name))
 
     def _write_failed(self, entry: Entry, files: List[FileChange], i: int,
                       error: SdtuneError) -> None:
@@ -357,7 +378,7 @@ class Transaction:
 
     def _run_step(self, entry: Entry, step: str) -> Optional[str]:
         """Run one step, record it in the entry; the failure, or None."""
-        cmd, args = self.platform.step_argv(step)
+        cmd, args = self.platform.step_argv(step, entry.driver)
         try:
             res = self.host.run(cmd, args)
             record = {"status": res.returncode, "stdout": res.stdout,
@@ -389,14 +410,15 @@ class Transaction:
             failure = self._run_step(entry, step)
             if failure is not None:
                 suffix = self._undo(entry, failure, ran)
-                raise SdtuneError(entry.action, self.shown, "%s; sd.conf "
-                                  "was restored%s" % (failure, suffix))
+                raise SdtuneError(entry.action, self.shown, "%s; %s.conf "
+                                  "was restored%s" % (failure, entry.driver,
+                                                      suffix))
             ran.append(step)
         if verify is not None:
             entry.verify = verify()
         entry.state = "recovered" if recovered else "done"
-        entry.result = "applied to sd.conf and loaded by update_drv" \
-            if "update_drv" in entry.steps else \
+        entry.result = "applied to %s.conf and loaded by update_drv" \
+            % entry.driver if "update_drv" in entry.steps else \
             "written; the kernel reads it at the next reboot"
         try:
             self.journal.save(entry)
@@ -404,10 +426,11 @@ class Transaction:
             # Changed and loaded; only the journal lags.  The entry on
             # disk is "written" (or "done" but not yet durable): the next
             # run finishes it again, which is harmless.
-            raise SdtuneError(entry.action, self.shown, "sd.conf WAS changed"
-                              " and loaded by update_drv, but journal entry "
-                              "%s could not be closed (%s); the next sdtune "
-                              "command completes it" % (entry.id, e)) from e
+            raise SdtuneError(entry.action, self.shown, "%s.conf WAS "
+                              "changed and loaded by update_drv, but journal "
+                              "entry %s could not be closed (%s); the next "
+                              "sdtune command completes it"
+                              % (entry.driver, entry.id, e)) from e
 
     def _undo(self, entry: Entry, why: str, ran: List[str],
               upto: Optional[int] = None) -> str:
@@ -437,5 +460,6 @@ def _copy(index: int, which: str) -> str:
 
 
 def _name(rec: FileRecord) -> str:
-    return "sd.conf" if rec.role.startswith("sd.conf") else \
+    return rec.role.split(" ")[0] \
+        if rec.role.startswith(("sd.conf", "nvme.conf")) else \
         "%s %s" % (rec.role, rec.path)

@@ -17,8 +17,10 @@ uses.  States:
                   disk other values, or one that cannot be read
   shadowed        a copy of sd.conf the kernel does not read (later on
                   the module path) asks for other values for the disk
-  not an sd disk  the disk attaches through another driver (blkdev for
-                  NVMe): sd.conf has no effect on it
+  not an sd disk  the disk attaches through another driver (virtio's
+                  blkdev): sd.conf has no effect on it.  An NVMe namespace
+                  is verified against nvme.conf instead, with the same
+                  states and "ignored by nvme" (tune/nvmeverify.py)
   ignored by sd   sd.conf asks for something the kernel will not do: an
                   invalid value or name, the throttle reset, disksort on a
                   disk reporting rotation rate 1 (facts §6.3), a physical
@@ -80,9 +82,11 @@ class Elsewhere:
 
 
 STATES = ("applied", "pending reboot", "not matched", "ignored by sd",
-          "not persistent", "shadowed", "not an sd disk", "unknown")
+          "ignored by nvme", "not persistent", "shadowed", "not an sd disk",
+          "unknown")
 # The states verify exits 1 for: the operator must act.
-PROBLEMS = ("ignored by sd", "not persistent", "shadowed")
+PROBLEMS = ("ignored by sd", "ignored by nvme", "not persistent",
+            "shadowed")
 
 # Inventory sources (Inventory.failed) without which no disk can be
 # verified: the kernel's values, and which disks there are.
@@ -263,16 +267,34 @@ def _kernel_override(tunable: str, expected: int, actual: int, disk: Disk,
 
 def verify_all(host: Host, sd_conf: str, flavour: str,
                inv: Optional[Inventory] = None,
-               platform=None) -> List[DiskState]:
+               platform=None, nvme_platform=None) -> List[DiskState]:
     """Every disk's state against the effective `sd_conf`; with the
     platform adapter, also against what the next boot reads and the
-    shadowed copies."""
+    shadowed copies.  NVMe namespaces are verified against nvme.conf
+    when `nvme_platform` (its adapter, or a function that makes it, only
+    called when there is an NVMe namespace) is given
+    (tune/nvmeverify.py)."""
     real = host.sys_path(sd_conf)
     conf = parse_bytes(host.read_bytes(real) if host.exists(real) else b"")
     inv = inv if inv is not None else take_inventory(host)
     elsewhere = Elsewhere.of(platform)
-    return [verify_disk(conf, d, flavour, inv.failed, elsewhere)
+    nvme_check = None
+    if nvme_platform is not None and \
+            any(getattr(d, "nvme", None) for d in inv.disks):
+        nvme_check = nvme_checker(nvme_platform() if callable(
+            nvme_platform) else nvme_platform)
+    return [nvme_check(d) if nvme_check and getattr(d, "nvme", None)
+            else verify_disk(conf, d, flavour, inv.failed, elsewhere)
             for d in inv.disks]
+
+
+def nvme_checker(platform):
+    """The verify of one NVMe namespace against the nvme.conf that
+    `platform` (the nvme adapter) says the kernel reads."""
+    from .nvmeverify import verify_nvme_disk
+    conf = parse_bytes(platform.base_text())
+    elsewhere = Elsewhere.of(platform)
+    return lambda disk: verify_nvme_disk(conf, disk, elsewhere)
 
 
 def unverified(inv: Inventory, states: List[DiskState]) -> List[str]:

@@ -90,3 +90,38 @@ def test_justification_of_a_record_without_the_verdicts():
     assert justification("cache-nonvolatile", bare) == (None, "")
     assert justification("throttle-max", bare) == (None, "")
     assert DISKSORT_REASON == "solid-state drive: disksort only adds latency"
+
+
+# ------------------------------------------------------- NVMe namespaces
+
+@pytest.mark.parametrize("native, logical, want", [
+    (None, 512, {}),                # inconclusive
+    (512, 512, {}),                 # nvme's default minimum already
+    (4096, 512, {"min-phys-block-size": 4096}),
+    (4096, 4096, {}),               # the LBA format in use says it
+    (16384, 4096, {"min-phys-block-size": 16384}),
+])
+def test_nvme_recommends_min_phys_block_size_only(native, logical, want):
+    from sdtune.certify.recommend import recommend_nvme
+    # Never a cache or queue tunable: nvme.conf has none that skips
+    # flushes, and none for the queue.
+    assert recommend_nvme(sector(native), logical) == want
+
+
+def test_nvme_queue_reports_the_knee_without_a_throttle():
+    from sdtune.certify.recommend import nvme_queue
+    sd = QueueVerdict(16, 16, None, 0.97, "reads and writes saturate at "
+                      "QD16 (writes QD1 900, QD16 9000): throttle-max 16",
+                      knees={"write": 16, "read": 16})
+    got = nvme_queue(sd)
+    assert (got.knee, got.knees, got.confidence) == (16, sd.knees, 0.97)
+    assert got.throttle_max is None and got.throttle_min is None
+    assert got.reason == ("reads and writes saturate at QD16 (writes QD1 "
+                          "900, QD16 9000): reported only (NVMe: sd's "
+                          "throttle does not apply to blkdev, and "
+                          "nvme.conf has no queue-depth tunable)")
+    assert "throttle-max" not in got.reason
+    # A reason without the measurement in parentheses is kept as it is.
+    bare = nvme_queue(QueueVerdict(8, 8, 2, 0.9, "not measured"))
+    assert (bare.throttle_max, bare.throttle_min, bare.reason) == \
+        (None, None, "not measured")

@@ -77,3 +77,21 @@ def test_verdict_and_json_name_the_driver_not_a_key():
     assert res["key"] is None and res["driver"] == "blkdev"
     assert res["model"] == MODEL
     assert "driver" not in result_json(nvme_record(driver=None))
+
+
+def test_recommendations_of_a_record_outside_sd_are_checked_by_their_names():
+    """A keyless record of a disk outside sd recommends nvme.conf's
+    tunables (checked by nvme's rules); sd's names stay readable there
+    (a virtio disk's record, an NVMe record stored before nvme.conf was
+    tuned).  A record with a key is sd's alone."""
+    def problem(recommended, key=None, driver="blkdev"):
+        doc = nvme_record().to_json()
+        doc.update(recommended=recommended, key=key, driver=driver)
+        return records.record_problem(doc)
+    assert problem({"min-phys-block-size": 4096}) is None
+    assert problem({"physical-block-size": 4096}) is None
+    assert "must be a power of 2" in problem({"min-phys-block-size": 4000})
+    assert problem({"volatile-write-cache": False}) is None
+    assert "unknown tunable 'min-phys-block-size'" in problem(
+        {"min-phys-block-size": 4096}, key="ATA     INTEL SSDSC2KB48",
+        driver="sd")

@@ -1,0 +1,482 @@
+"""NVMe controllers and namespaces as `nvmeadm` shows them (issue 18).
+
+Four commands, each a query/parse pair (the parsers are pure):
+
+* `nvmeadm list`: one line per controller (model, serial, firmware
+  revision with their trailing blanks removed, NVMe version), then one
+  two-space-indented line per namespace, naming its disk (cXtYdZ) when
+  blkdev attached it; the disk name is how an inventory Disk finds its
+  namespace;
+* `nvmeadm identify nvmeN`: Identify Controller (model, serial,
+  firmware, whether a volatile write cache is present);
+* `nvmeadm identify nvmeN/M`: Identify Namespace (the LBA formats, the
+  one in use);
+* `nvmeadm get-features nvmeN cache`: whether that cache is enabled.
+  Only run when a cache is present; without one nvmeadm fails, which is
+  not an error.
+
+nvmeadm prints every field as `<indent><name>:` and blanks up to column
+44, then the value (nvme_print()); a section header has no colon.  The
+identify parsers read the fields they need by their section and name and
+let any other line through (nvmeadm prints many more), but a field they
+need that is missing, twice, or unreadable is a ParseError naming the
+command, the line and the field, never a guess.  NVMe strings are
+printable ASCII: anything else (a byte that was not UTF-8) is refused.
+"""
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+from ..errors import ParseError
+from ..host import Host
+from ..parsing import MAX_NAME, excerpt, parse_count
+from .runner import output_of
+
+LIST = "nvmeadm list"
+IDENTIFY = "nvmeadm identify"
+CACHE = "nvmeadm get-features cache"
+
+PERFORMANCE = ("Best", "Better", "Good", "Degraded")
+# Instance and namespace numbers are 32-bit: at most 10 digits, so no
+# name quoted in a message runs on.
+# NVMe 2.0 allows 64 LBA formats (NLBAF is at most 63).
+MAX_LBA_FORMATS = 64
+
+_CONTROLLER = re.compile(r"^(nvme[0-9]{1,10}): model: (.*), serial: (.*), "
+                         r"FW rev: (.*), NVMe v([0-9]+\.[0-9]+(?:\.[0-9]+)?)$")
+_NAMESPACE = re.compile(r"^  (nvme[0-9]{1,10})/([0-9]{1,10})"
+                        r"(?: \(([^()]*)\))?: Size = ([0-9]+) MB, "
+                        r"Capacity = ([0-9]+) MB, Used = ([0-9]+) MB$")
+_DISK = re.compile(r"^c[0-9]+(?:t[0-9A-Fa-f]+)?d[0-9]+$")
+_CONTROLLER_NAME = re.compile(r"^nvme[0-9]{1,10}$")
+_NAMESPACE_NAME = re.compile(r"^(nvme[0-9]{1,10})/([0-9]{1,10})$")
+_BYTES = re.compile(r"^([0-9]+) ?bytes$")
+_MB = re.compile(r"^([0-9]+) ?MB$")
+_PRINTABLE = re.compile(r"^[\x20-\x7e]*$")
+
+
+@dataclass
+class NvmeNamespace:
+    """One namespace line of `nvmeadm list`."""
+
+    controller: str             # nvme0
+    namespace: int              # 1
+    disk: Optional[str]         # cXtYdZ; None when blkdev has not got it
+    size_mb: int
+    capacity_mb: int
+    used_mb: int
+
+    @property
+    def name(self) -> str:
+        return "%s/%d" % (self.controller, self.namespace)
+
+
+@dataclass
+class NvmeController:
+    """One controller line of `nvmeadm list` and its namespaces."""
+
+    name: str                   # nvme0
+    model: str                  # trailing blanks removed
+    serial: str
+    firmware: str
+    version: str                # "1.3"
+    namespaces: List[NvmeNamespace] = field(default_factory=list)
+
+
+@dataclass
+class ControllerIdentity:
+    """What `nvmeadm identify nvmeN` says that sdtune uses."""
+
+    name: str
+    model: str
+    serial: str
+    firmware: str
+    namespace_count: Optional[int]
+    cache_present: bool
+
+
+@dataclass
+class LbaFormat:
+    index: int
+    data_bytes: int
+    metadata_bytes: int
+    relative_performance: str   # one of PERFORMANCE
+
+    def to_json(self) -> dict:
+        return {"index": self.index, "data_bytes": self.data_bytes,
+                "metadata_bytes": self.metadata_bytes,
+                "relative_performance": self.relative_performance}
+
+
+@dataclass
+class NamespaceIdentity:
+    """What `nvmeadm identify nvmeN/M` says that sdtune uses.  Formats
+    with metadata are not printed without -v: `lba_formats` may hold
+    fewer than `lba_format_count`, and may miss the one in use."""
+
+    name: str                   # nvme0/1
+    size_mb: Optional[int]
+    lba_format_count: int
+    lba_format_in_use: int
+    extended_lba: Optional[bool]
+    lba_formats: List[LbaFormat]
+
+    def format_in_use(self) -> Optional[LbaFormat]:
+        for fmt in self.lba_formats:
+            if fmt.index == self.lba_format_in_use:
+                return fmt
+        return None
+
+
+@dataclass
+class NvmeInfo:
+    """An NVMe namespace behind a Disk (the "nvme" object of the disks
+    JSON); unknown parts None."""
+
+    controller: str
+    namespace: int
+    version: Optional[str]
+    lba_formats: List[LbaFormat]
+    lba_format_in_use: Optional[int]
+    cache_present: Optional[bool]
+    cache_enabled: Optional[bool]
+
+    def to_json(self) -> dict:
+        return {"controller": self.controller, "namespace": self.namespace,
+                "version": self.version,
+                "lba_formats": [f.to_json() for f in self.lba_formats],
+                "lba_format_in_use": self.lba_format_in_use,
+                "volatile_write_cache": {"present": self.cache_present,
+                                         "enabled": self.cache_enabled}}
+
+
+def _lines(text: str, command: str, field_name: str) -> List[str]:
+    """The lines of text, trailing blanks removed; a character that is
+    not printable ASCII is refused (nvmeadm prints none)."""
+    lines = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.rstrip()
+        if not _PRINTABLE.match(line):
+            bad = next(c for c in line if not _PRINTABLE.match(c))
+            raise ParseError(command, field_name, "line %d: character "
+                             "U+%04X is not printable ASCII, the only "
+                             "text nvmeadm prints" % (number, ord(bad)))
+        lines.append(line)
+    return lines
+
+
+def parse_nvmeadm_list(text: str) -> Dict[str, NvmeController]:
+    """Parse `nvmeadm list`: controllers by name, in the order printed.
+
+    Sample (issue 18 contract):
+
+        nvme0: model: Samsung SSD 970 EVO 1TB, serial: S467NX0K612345A, \
+FW rev: 2B2QEXE7, NVMe v1.3
+          nvme0/1 (c3t0025385971B0F5A2d0): Size = 953869 MB, ...
+          nvme0/2: Size = 0 MB, Capacity = 0 MB, Used = 0 MB
+    """
+    controllers: Dict[str, NvmeController] = {}
+    disks: Dict[str, str] = {}
+    current: Optional[NvmeController] = None
+    for number, line in enumerate(_lines(text, LIST, "model"), 1):
+        where = "line %d" % number
+        if not line:
+            continue
+        m = _CONTROLLER.match(line)
+        if m:
+            name = m.group(1)
+            if name in controllers:
+                raise ParseError(LIST, "controller", "%s: %s listed "
+                                 "twice" % (where, name))
+            current = NvmeController(name, m.group(2), m.group(3),
+                                     m.group(4), m.group(5))
+            controllers[name] = current
+            continue
+        m = _NAMESPACE.match(line)
+        if not m:
+            raise ParseError(LIST, "controller" if not line.startswith(" ")
+                             else "namespace", "%s: not a controller or "
+                             "namespace line: %s" % (where,
+                                                     excerpt(line, 60)))
+        if current is None or m.group(1) != current.name:
+            raise ParseError(LIST, "namespace", "%s: %s/%s is not under "
+                             "its controller's line" % (where, m.group(1),
+                                                        m.group(2)))
+        number_ = parse_count(m.group(2), command=LIST, field="namespace",
+                              what="a namespace number", where=where,
+                              digits=10)
+        if number_ == 0:
+            raise ParseError(LIST, "namespace", "%s: namespace 0 does not "
+                             "exist (NSIDs count from 1)" % where)
+        if any(ns.namespace == number_ for ns in current.namespaces):
+            raise ParseError(LIST, "namespace", "%s: %s/%d listed twice"
+                             % (where, current.name, number_))
+        disk = m.group(3)
+        if disk is not None:
+            if not _DISK.match(disk) or len(disk) > MAX_NAME:
+                raise ParseError(LIST, "disk", "%s: %s is not a disk name"
+                                 % (where, excerpt(disk, 40)))
+            if disk in disks:
+                raise ParseError(LIST, "disk", "%s: %s is both %s and "
+                                 "%s/%d" % (where, disk, disks[disk],
+                                            current.name, number_))
+            disks[disk] = "%s/%d" % (current.name, number_)
+        sizes = [parse_count(m.group(k), command=LIST, field=label,
+                             what="a size in MB", where=where)
+                 for k, label in ((4, "Size"), (5, "Capacity"),
+                                  (6, "Used"))]
+        current.namespaces.append(NvmeNamespace(current.name, number_,
+                                                disk, *sizes))
+    return controllers
+
+
+def namespaces_by_disk(controllers: Dict[str, NvmeController]
+                       ) -> Dict[str, NvmeNamespace]:
+    """The namespaces blkdev attached, by disk name."""
+    return {ns.disk: ns for c in controllers.values()
+            for ns in c.namespaces if ns.disk is not None}
+
+
+@dataclass
+class _Field:
+    section: Tuple[str, ...]    # the headers above it, outermost first
+    name: str
+    value: Optional[str]        # None for a section header
+    line: int
+
+
+def _fields(text: str, command: str, header: str,
+            subject: Optional[str], subject_re) -> Tuple[str, List[_Field]]:
+    """The subject named in the first line (`nvme0: Identify
+    Controller`) and every line after it as a field in its section."""
+    lines = _lines(text, command, header)
+    first = next((i for i, line in enumerate(lines) if line), None)
+    if first is None:
+        raise ParseError(command, header, "no output")
+    name, sep, title = lines[first].partition(": ")
+    if not sep or title != header or not subject_re.match(name):
+        raise ParseError(command, header, "line %d: %s is not the "
+                         "'<name>: %s' line" % (first + 1,
+                                                excerpt(lines[first], 60),
+                                                header))
+    if subject is not None and name != subject:
+        raise ParseError(command, header, "line %d: about %s, not %s"
+                         % (first + 1, excerpt(name, 40), subject))
+    fields: List[_Field] = []
+    stack: List[Tuple[int, str]] = []
+    for number, line in enumerate(lines[first + 1:], first + 2):
+        if not line:
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        body = line[indent:]
+        if indent == 0:
+            raise ParseError(command, header, "line %d: %s after the "
+                             "output of %s" % (number, excerpt(body, 60),
+                                               name))
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        section = tuple(h for _, h in stack)
+        label, sep, rest = body.partition(":")
+        if not sep:
+            stack.append((indent, body))
+            fields.append(_Field(section, body, None, number))
+            continue
+        # The blanks before the value only align it (at column 44, or
+        # one after the colon of a long name): NVMe strings are padded
+        # on the right, never on the left.
+        fields.append(_Field(section, label, rest.strip(" "), number))
+    return name, fields
+
+
+def _one(fields: List[_Field], command: str, section: Optional[str],
+         name: str, required: bool = True) -> Optional[_Field]:
+    """The field `name` whose nearest section is `section` (any when
+    None); missing (when required) or twice: ParseError."""
+    found = [f for f in fields if f.name == name and f.value is not None
+             and (section is None or (f.section and
+                                      f.section[-1] == section))]
+    if len(found) > 1:
+        raise ParseError(command, name, "line %d: given twice (also line "
+                         "%d)" % (found[1].line, found[0].line))
+    if not found:
+        if required:
+            raise ParseError(command, name, "missing: the output is "
+                             "truncated or not nvmeadm's")
+        return None
+    return found[0]
+
+
+def _yes_no(f: _Field, command: str, yes: str, no: str) -> bool:
+    if f.value not in (yes, no):
+        raise ParseError(command, f.name, "line %d: %s is neither %s nor "
+                         "%s" % (f.line, excerpt(f.value or ""), yes, no))
+    return f.value == yes
+
+
+def _size(f: _Field, command: str, unit, what: str) -> int:
+    m = unit.match(f.value or "")
+    if m is None:
+        raise ParseError(command, f.name, "line %d: %s is not %s"
+                         % (f.line, excerpt(f.value or ""), what))
+    return parse_count(m.group(1), command=command, field=f.name,
+                       what=what, where="line %d" % f.line)
+
+
+def parse_nvmeadm_identify_controller(
+        text: str, controller: Optional[str] = None) -> ControllerIdentity:
+    """Parse `nvmeadm identify nvmeN` (of `controller` when given).
+
+    Sample (issue 18 contract; nvmeadm prints more in between):
+
+        nvme0: Identify Controller
+          Controller Capabilities and Features
+            Model:                                   Samsung SSD 970 ...
+            Serial:                                  S467NX0K612345A
+            Firmware Revision:                       2B2QEXE7
+          NVM Command Set Attributes
+            Number of Namespaces:                    1
+            Volatile Write Cache
+              Present:                               yes
+    """
+    command = IDENTIFY + (" " + controller if controller else "")
+    name, fields = _fields(text, command, "Identify Controller",
+                           controller, _CONTROLLER_NAME)
+    values = {}
+    for label in ("Model", "Serial", "Firmware Revision"):
+        values[label] = _one(fields, command, None, label).value or ""
+    count = _one(fields, command, None, "Number of Namespaces",
+                 required=False)
+    present = _one(fields, command, "Volatile Write Cache", "Present")
+    return ControllerIdentity(
+        name, values["Model"], values["Serial"], values["Firmware Revision"],
+        parse_count(count.value or "", command=command, field=count.name,
+                    what="a number of namespaces",
+                    where="line %d" % count.line, digits=10)
+        if count else None,
+        _yes_no(present, command, "yes", "no"))
+
+
+def parse_nvmeadm_identify_namespace(
+        text: str, namespace: Optional[str] = None) -> NamespaceIdentity:
+    """Parse `nvmeadm identify nvmeN/M` (of `namespace` when given).
+
+    Sample (issue 18 contract, excerpt):
+
+        nvme0/1: Identify Namespace
+          Namespace Capabilities and Features
+            Namespace Size:                          953869MB
+            Number of LBA Formats:                   2
+            Formatted LBA Size
+              LBA Format:                            0
+              Extended Data LBA:                     no
+            LBA Format 0
+              Metadata Size:                         0 bytes
+              LBA Data Size:                         512 bytes
+              Relative Performance:                  Best
+    """
+    command = IDENTIFY + (" " + namespace if namespace else "")
+    name, fields = _fields(text, command, "Identify Namespace", namespace,
+                           _NAMESPACE_NAME)
+    size = _one(fields, command, None, "Namespace Size", required=False)
+    count_f = _one(fields, command, None, "Number of LBA Formats")
+    count = parse_count(count_f.value or "", command=command,
+                        field=count_f.name, what="a number of LBA formats",
+                        where="line %d" % count_f.line, digits=3)
+    if not 1 <= count <= MAX_LBA_FORMATS:
+        raise ParseError(command, count_f.name, "line %d: %d is not "
+                         "between 1 and %d" % (count_f.line, count,
+                                               MAX_LBA_FORMATS))
+    in_use_f = _one(fields, command, "Formatted LBA Size", "LBA Format")
+    in_use = parse_count(in_use_f.value or "", command=command,
+                         field="LBA Format", what="an LBA format index",
+                         where="line %d" % in_use_f.line, digits=3)
+    if in_use >= count:
+        raise ParseError(command, "LBA Format", "line %d: format %d of %d"
+                         % (in_use_f.line, in_use, count))
+    extended = _one(fields, command, "Formatted LBA Size",
+                    "Extended Data LBA", required=False)
+    formats: List[LbaFormat] = []
+    headers = [f for f in fields if f.value is None and
+               f.name.startswith("LBA Format ")]
+    for header in headers:
+        twice = [f for f in headers if f.name == header.name]
+        if len(twice) > 1:
+            raise ParseError(command, header.name, "line %d: printed "
+                             "twice (also line %d)"
+                             % (twice[1].line, twice[0].line))
+    for header in headers:
+        index = parse_count(header.name[len("LBA Format "):],
+                            command=command, field="LBA Format",
+                            what="an LBA format index",
+                            where="line %d" % header.line, digits=3)
+        if index >= count:
+            raise ParseError(command, header.name, "line %d: beyond the "
+                             "%d LBA formats" % (header.line, count))
+        if any(f.index == index for f in formats):
+            raise ParseError(command, header.name, "line %d: format %d "
+                             "printed twice" % (header.line, index))
+        mine = [f for f in fields if f.section and
+                f.section[-1] == header.name and f.line > header.line]
+        meta = _one(mine, command, None, "Metadata Size")
+        data = _one(mine, command, None, "LBA Data Size")
+        perf = _one(mine, command, None, "Relative Performance")
+        if perf.value not in PERFORMANCE:
+            raise ParseError(command, perf.name, "line %d: %s is not one "
+                             "of %s" % (perf.line, excerpt(perf.value or ""),
+                                        ", ".join(PERFORMANCE)))
+        formats.append(LbaFormat(
+            index, _size(data, command, _BYTES, "a size in bytes"),
+            _size(meta, command, _BYTES, "a size in bytes"), perf.value))
+    return NamespaceIdentity(
+        name, _size(size, command, _MB, "a size in MB") if size else None,
+        count, in_use,
+        _yes_no(extended, command, "yes", "no") if extended else None,
+        sorted(formats, key=lambda f: f.index))
+
+
+def parse_nvmeadm_cache(text: str, controller: Optional[str] = None
+                        ) -> bool:
+    """Parse `nvmeadm get-features nvmeN cache`: whether the volatile
+    write cache is enabled.
+
+    Sample (issue 18 contract):
+
+        nvme0: Get Features
+          Volatile Write Cache
+            Volatile Write Cache:                    enabled
+    """
+    command = CACHE if controller is None else \
+        "nvmeadm get-features %s cache" % controller
+    _, fields = _fields(text, command, "Get Features", controller,
+                        _CONTROLLER_NAME)
+    state = _one(fields, command, "Volatile Write Cache",
+                 "Volatile Write Cache")
+    return _yes_no(state, command, "enabled", "disabled")
+
+
+def query_nvmeadm_list(host: Host) -> Dict[str, NvmeController]:
+    return parse_nvmeadm_list(output_of(host, "nvmeadm", ["list"], "model"))
+
+
+def query_nvmeadm_identify_controller(host: Host, controller: str
+                                      ) -> ControllerIdentity:
+    return parse_nvmeadm_identify_controller(
+        output_of(host, "nvmeadm", ["identify", controller], "Model"),
+        controller)
+
+
+def query_nvmeadm_identify_namespace(host: Host, namespace: str
+                                     ) -> NamespaceIdentity:
+    return parse_nvmeadm_identify_namespace(
+        output_of(host, "nvmeadm", ["identify", namespace],
+                  "LBA Format"), namespace)
+
+
+def query_nvmeadm_cache(host: Host, controller: str) -> Optional[bool]:
+    """Whether the controller's volatile write cache is enabled; None
+    when nvmeadm cannot tell (it fails when there is no cache)."""
+    result = host.run("nvmeadm", ["get-features", controller, "cache"])
+    if result.returncode != 0:
+        return None
+    return parse_nvmeadm_cache(result.stdout, controller)

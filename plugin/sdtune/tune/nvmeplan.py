@@ -1,0 +1,301 @@
+"""`sdtune plan --driver nvme`: propose nvme-config-list changes, one
+triplet per NVMe model, with the reason for every tunable.
+
+An NVMe namespace attaches through nvme and blkdev, not sd: sd.conf never
+reaches it (the OmniOS installer's "force 4K" trap).  What blkdev reports
+as its physical block size, and so the ashift ZFS gives a new vdev, is
+the namespace's best LBA format raised to the controller's
+min-phys-block-size; nvme.conf sets that minimum per model in
+`nvme-config-list` ("<model>", "<fwrev list>", "<name:value,...>").  The
+plan writes one triplet per model with an empty firmware list (every
+firmware, as an sd.conf key covers every revision), merged into the
+operator's file by nvmeconf.edit, which keeps every other byte.
+
+Source: certification records of the model's namespaces (the records of
+a disk outside sd name its driver and model).  Proposed:
+min-phys-block-size = the measured native sector, when it is larger
+than 512 and than what blkdev already reports for some namespace of the
+model.  Held back, each with the reason in the plan:
+
+* the certified units of one model disagree on the native sector;
+* a namespace of the model sits in, or stands by as a spare for, a
+  top-level vdev with ashift 9, or pool membership is unknown: a disk
+  reporting a larger physical block cannot replace or be attached to
+  such a vdev (the same rule as sd's physical-block-size) —
+  `--allow-ashift-mismatch` overrides;
+* nvme.conf already sets another min-phys-block-size for the model: the
+  operator's value is kept, and said;
+* every certification of a firmware that no installed namespace of the
+  model runs — `--allow-firmware-mismatch` overrides.
+
+Where a namespace can be reformatted to an LBA format of the native size
+(`nvmeadm format`), the plan says so as an option: it destroys the
+namespace's data, so sdtune never does it.  The cache and the queue
+depth propose nothing: nvme.conf has no tunable that skips flushes
+(volatile-write-cache:off disables the cache) and none for the queue.
+
+Pure apart from reading through the host (records, inventory, nvme.conf).
+"""
+
+from typing import Dict, List, Optional, Tuple
+
+from ..certify.records import CertRecord
+from ..inventory.disks import Disk, Inventory
+from ..nvmeconf import edit as nvme_edit
+from ..nvmeconf.model import best_block_size, config_list
+from ..nvmeconf.model import evaluate as nvme_evaluate
+from ..sdconf.edit import EditError, unified_diff
+from ..sdconf.parser import parse
+from .journal import sha256
+from .members import SECTOR_CONFIDENT, certified_when
+from .plan import Change, Held, NotSd, Overrides, Plan, Reason
+
+TUNABLE = "min-phys-block-size"
+# nvmeadm's Relative Performance names, best first (0 to 3).
+RELATIVE_PERFORMANCE = ("Best", "Better", "Good", "Degraded")
+
+
+def model_of(disk: Disk) -> str:
+    """The model an nvme-config-list triplet matches: Identify
+    Controller's, trailing blanks removed."""
+    return (disk.model or "").rstrip(" ")
+
+
+def firmware_of(disk: Disk) -> str:
+    return (disk.firmware or "").rstrip(" ")
+
+
+def lba_formats(disk: Disk) -> List[Tuple[int, int, int]]:
+    """(data bytes, metadata bytes, relative performance 0-3) of each
+    LBA format the namespace supports, in index order."""
+    out = []
+    for f in disk.nvme.lba_formats:
+        rp = f.relative_performance
+        rp_int = RELATIVE_PERFORMANCE.index(rp) \
+            if rp in RELATIVE_PERFORMANCE else 3
+        out.append((f.data_bytes, f.metadata_bytes, rp_int))
+    return out
+
+
+def reported_with(disk: Disk, minimum: int) -> Optional[int]:
+    """What blkdev reports as the namespace's physical block size with
+    the controller minimum `minimum`; None when its formats are
+    unknown."""
+    if disk.nvme is None or not disk.nvme.lba_formats or \
+            disk.nvme.lba_format_in_use is None:
+        return None
+    return best_block_size(lba_formats(disk), disk.nvme.lba_format_in_use,
+                           minimum)
+
+
+def set_model_tunables(text: str, model: str, settings: Dict[str, str]
+                       ) -> str:
+    """nvme.conf with the model's triplet setting `settings` (every
+    firmware); an edit that cannot be made exactly is an EditError."""
+    return nvme_edit.set_tunables(text, model, dict(settings))
+
+
+def _written(text: str, model: str) -> Optional[str]:
+    """The min-phys-block-size the operator's own triplet for `model`
+    (any firmware list) writes, or None."""
+    clist = config_list(parse(text))
+    found = None
+    for t in clist.triplets:
+        if t.model != model:
+            continue
+        for item in t.tunables.split(","):
+            name, sep, value = item.partition(":")
+            if sep and name == TUNABLE:
+                found = value
+    return found
+
+
+def _ashift9(disks: List[Disk], inv: Inventory) -> Optional[str]:
+    """Why a namespace of the model must not report a larger block: it
+    is in, or a spare for, a vdev with ashift 9."""
+    pools9 = {d.pool for d in inv.disks
+              if d.pool and d.vdev_ashift == 9}
+    for d in disks:
+        if d.pool and d.vdev_ashift == 9:
+            return "%s is in an ashift=9 vdev of pool %s" % (d.name, d.pool)
+        if d.pool and d.pool_role == "spare" and d.pool in pools9:
+            return "%s is a spare of pool %s, which has an ashift=9 " \
+                "vdev" % (d.name, d.pool)
+    return None
+
+
+def _records_by_model(records: List[CertRecord], models: Dict[str, List[Disk]]
+                      ) -> Dict[str, List[CertRecord]]:
+    """Model -> the records of NVMe namespaces of that model: by the
+    model a record names, or by the serial of a namespace present now."""
+    by_serial = {(d.serial or "").strip(): m for m, ds in models.items()
+                 for d in ds if (d.serial or "").strip()}
+    out: Dict[str, List[CertRecord]] = {}
+    for rec in records:
+        if rec.key is not None or rec.driver in (None, "sd"):
+            continue
+        model = (rec.model or "").rstrip(" ") or \
+            by_serial.get(rec.unit_serial, "")
+        if model:
+            out.setdefault(model, []).append(rec)
+    return out
+
+
+def _latest_by_serial(records: List[CertRecord]) -> List[CertRecord]:
+    """The latest record of each certified serial, oldest first."""
+    latest: Dict[object, CertRecord] = {}
+    for i, rec in enumerate(sorted(records, key=lambda r: r.time)):
+        latest[rec.unit_serial or ("#", i)] = rec
+    return sorted(latest.values(), key=lambda r: r.time)
+
+
+def _firmware_screen(model: str, recs: List[CertRecord], disks: List[Disk],
+                     options: Overrides, plan: Plan) -> List[CertRecord]:
+    """The records of a firmware some installed namespace of the model
+    runs (all of them when the installed firmware is unknown, or with
+    --allow-firmware-mismatch); the others are said."""
+    running = sorted({firmware_of(d) for d in disks if firmware_of(d)})
+    if not running:
+        return recs
+    usable, stale = [], []
+    for rec in recs:
+        fw = (rec.firmware or "").strip()
+        (usable if not fw or fw in running else stale).append(rec)
+    for rec in stale:
+        what = "certification %s (serial %s) measured firmware %s; the " \
+            "installed namespaces of this model run firmware %s" % (
+                certified_when(rec), rec.serial or "?",
+                (rec.firmware or "").strip(), ", ".join(running))
+        if options.allow_firmware_mismatch:
+            plan.warnings.append("%s: %s: used (--allow-firmware-mismatch)"
+                                 % (model, what))
+            usable.append(rec)
+        elif rec.native_sector_bytes:
+            plan.held.append(Held(model, TUNABLE,
+                                  str(rec.native_sector_bytes),
+                                  "%s: a firmware update can change what "
+                                  "the drive needs; certify it again, or "
+                                  "--allow-firmware-mismatch to use it"
+                                  % what))
+    return usable
+
+
+def _format_options(disks: List[Disk], native: int) -> List[str]:
+    """The namespaces that could be reformatted to native-size LBAs, as
+    options for the operator (never done by sdtune)."""
+    out = []
+    for d in disks:
+        info = d.nvme
+        if info is None or info.lba_format_in_use is None:
+            continue
+        for f in info.lba_formats:
+            if f.data_bytes == native and f.metadata_bytes == 0 and \
+                    f.index != info.lba_format_in_use:
+                member = "; it is in pool %s: take it out of the " \
+                    "pool first" % d.pool if d.pool else ""
+                out.append("%s (%s/%d) supports %d-byte LBAs "
+                           "(LBA format %d): 'nvmeadm format %s/%d %d' "
+                           "makes the namespace itself %d-byte, but "
+                           "DESTROYS ALL DATA on it%s; sdtune never does "
+                           "this" % (d.name, info.controller,
+                                     info.namespace, native, f.index,
+                                     info.controller, info.namespace,
+                                     f.index, native, member))
+                break
+    return out
+
+
+def make_nvme_plan(text: str, conf_path: str, inv: Inventory,
+                   records: List[CertRecord], options: Overrides,
+                   now: float) -> Plan:
+    """The nvme.conf plan: see the module docstring."""
+    base = sha256(text.encode("latin-1"))
+    plan = Plan(conf_path, "nvme", base, text, "", created=now,
+                driver="nvme")
+    models: Dict[str, List[Disk]] = {}
+    for d in inv.disks:
+        if d.driver == "sd":
+            continue
+        if getattr(d, "nvme", None) is None or not model_of(d):
+            plan.not_sd.append(NotSd(d.name, d.driver, "not an NVMe "
+                                     "namespace: nvme.conf has no effect "
+                                     "on it"))
+            continue
+        models.setdefault(model_of(d), []).append(d)
+    by_model = _records_by_model(records, models)
+    unknown_pools = inv.pools_unknown()
+    new_text = text
+    for model in sorted(set(models) | set(by_model)):
+        disks = models.get(model, [])
+        recs = _firmware_screen(model, by_model.get(model, []), disks,
+                                options, plan)
+        recs = [r for r in _latest_by_serial(recs) if r.native_sector_bytes
+                and (r.sector_confidence or 0.0) >= SECTOR_CONFIDENT]
+        if not recs:
+            continue
+        natives = sorted({r.native_sector_bytes for r in recs})
+        if len(natives) > 1:
+            plan.held.append(Held(model, TUNABLE, str(natives[-1]),
+                                  "the certified units of this model "
+                                  "disagree on the native sector (%s): "
+                                  "certify them again" % ", ".join(
+                                      "%s %d B" % (r.serial or "?",
+                                                   r.native_sector_bytes)
+                                      for r in recs)))
+            continue
+        native = natives[0]
+        if native <= 512:
+            continue
+        rec = recs[-1]
+        value = str(native)
+        conf = parse(new_text)
+        now_reported = [reported_with(d, nvme_evaluate(
+            conf, model, firmware_of(d)).min_phys_block_size)
+            for d in disks]
+        if disks and all(r is not None and r >= native
+                         for r in now_reported):
+            continue        # blkdev already reports the native size
+        written = _written(new_text, model)
+        if written is not None and written != value:
+            plan.held.append(Held(model, TUNABLE, value,
+                                  "nvme.conf already sets %s:%s for this "
+                                  "model; the operator's value is kept"
+                                  % (TUNABLE, written)))
+            plan.warnings.append("%s: keeping the operator's %s:%s "
+                                 "(certification %s suggests %s)"
+                                 % (model, TUNABLE, written,
+                                    certified_when(rec), value))
+            continue
+        if not options.allow_ashift_mismatch:
+            risky = _ashift9(disks, inv)
+            if unknown_pools:
+                risky = "pool membership and vdev ashift are unknown " \
+                    "(%s): a namespace of this model may be in an " \
+                    "ashift=9 vdev" % unknown_pools
+            if risky:
+                plan.held.append(Held(model, TUNABLE, value,
+                                      "%s: with a %s-byte physical block, "
+                                      "zpool replace/attach of this model "
+                                      "into that vdev fails (EDOM); "
+                                      "--allow-ashift-mismatch to override"
+                                      % (risky, value)))
+                plan.options.extend(_format_options(disks, native))
+                continue
+        try:
+            new_text = set_model_tunables(new_text, model, {TUNABLE: value})
+        except EditError as e:
+            plan.held.append(Held(model, TUNABLE, value, str(e)))
+            continue
+        plan.changes.append(Change(model, [d.name for d in disks],
+                                   {TUNABLE: value},
+                                   [Reason(TUNABLE, value, "certification "
+                                           "%s (serial %s)" % (
+                                               certified_when(rec),
+                                               rec.serial or "?"),
+                                           rec.sector_confidence,
+                                           rec.sector_reason)]))
+        plan.options.extend(_format_options(disks, native))
+    plan.new_text = new_text
+    plan.diff = unified_diff(text, new_text, conf_path,
+                             conf_path + " (planned)")
+    return plan
