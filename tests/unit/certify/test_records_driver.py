@@ -92,6 +92,6 @@ def test_recommendations_of_a_record_outside_sd_are_checked_by_their_names():
     assert problem({"physical-block-size": 4096}) is None
     assert "must be a power of 2" in problem({"min-phys-block-size": 4000})
     assert problem({"volatile-write-cache": False}) is None
-    assert "unknown tunable 'min-phys-block-size'" in problem(
+    assert "recommended.min-phys-block-size': unknown tunable" in problem(
         {"min-phys-block-size": 4096}, key="ATA     INTEL SSDSC2KB48",
         driver="sd")
