@@ -598,6 +598,10 @@ NVMEADM_TOKENS = [
     "      Metadata Size:                        0 bytes\n",
     "      LBA Data Size:                        512 bytes\n",
     "      Relative Performance:                 Best\n",
+    "  nvme1/2 (unattached): Size = 1 GB, Capacity = 1 GB, Used = 0 B\n",
+    "  nvme1/4 (inactive)\n", ", Capacity = 1831420 MB",
+    ", Unallocated = 1024 MB", "931.51 GB", "0 B", "1.75 TB",
+    "    Volatile Write Cache:                   not present\n",
     ": ", "  ", "nvme", "/", "MB", "bytes", "\n", "\r\n", "\ufffd", "0x"]
 BLKDEV_TOKENS = [
     "d_dip->devi_instance = 0t0\n", "d_blkshift = 0t9\n",

@@ -360,20 +360,36 @@ def _attached(state: Dict, c: Dict) -> bool:
     return any(state["present"][d["name"]] for d in c["namespaces"])
 
 
+def nicenum(n: int) -> str:
+    """libcmdutils' nicenum with a space before the unit, base 1024, as
+    nvmeadm list prints sizes since 2022: whole when exact, else two
+    decimals ("931.51 G", "1 G", "0 ")."""
+    index = 0
+    while n >= 1024 << (10 * index) and index < 6:
+        index += 1
+    unit = " KMGTPE"[index].strip()
+    if n % (1 << (10 * index)) == 0:
+        return "%d %s" % (n >> (10 * index), unit)
+    return "%.2f %s" % (n / (1 << (10 * index)), unit)
+
+
 def _list(state: Dict, ctrls: List[Dict]) -> str:
+    """nvmeadm list as illumos prints it since 2022-09: sizes by
+    nicenum; a namespace blkdev has not attached says (unattached)."""
     out = []
     for c in ctrls:
         out.append("%s: model: %s, serial: %s, FW rev: %s, NVMe v%s\n" % (
             c["name"], c["model"], c["serial"], c["firmware"],
             c["version"]))
         for d in c["namespaces"]:
-            size = _mib(d)
+            size = d["blocks"] * d["logical_block"]
             used = size if kernel.is_busy(state, d["name"]) else 0
-            disk = " (%s)" % d["name"] if state["present"][d["name"]] \
-                else ""
-            out.append("  %s/%d%s: Size = %d MB, Capacity = %d MB, "
-                       "Used = %d MB\n" % (c["name"], d["nsid"], disk,
-                                           size, size, used))
+            disk = d["name"] if state["present"][d["name"]] \
+                else "unattached"
+            out.append("  %s/%d (%s): Size = %sB, Capacity = %sB, "
+                       "Used = %sB\n" % (c["name"], d["nsid"], disk,
+                                         nicenum(size), nicenum(size),
+                                         nicenum(used)))
     return "".join(out)
 
 
@@ -428,8 +444,10 @@ def _identify_ns(state: Dict, c: Dict, d: Dict, verbose: bool) -> str:
 
 def _get_features_cache(state: Dict, c: Dict) -> Tuple[str, str, int]:
     if not c["vwc_present"]:
-        return "", ("nvmeadm: %s: feature \"cache\" is not supported by "
-                    "this controller\n" % c["name"]), 1
+        # nvmeadm before libnvme (2024): the header, the driver's EINVAL
+        # on stderr, exit 0.
+        return "%s: Get Features\n" % c["name"], (
+            "nvmeadm: unsupported feature: Volatile Write Cache\n"), 0
     cs = controller_state(state, c["instance"])
     enabled = cs["vwc_enabled"] if cs else c["vwc_enabled_default"]
     return ("%s: Get Features\n" % c["name"] +

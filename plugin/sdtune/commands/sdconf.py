@@ -1,13 +1,17 @@
 """`sdtune sdconf check|show|set|unset|diff`: the offline sd.conf tools;
 set and unset on the sd.conf this system uses go through the same lock,
-journal and update_drv as apply."""
+journal and update_drv as apply.  check, show, set and unset read an
+nvme.conf (by its name, or --driver nvme) by the nvme driver's rules,
+its models in place of sd's keys (nvmeconf/actions.py)."""
 
 import argparse
 import json
 from typing import Callable, List, Optional, TextIO
 
-from ..errors import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, SdtuneError
+from ..errors import (EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, SdtuneError,
+                      UsageError)
 from ..host import Host
+from ..nvmeconf import actions as nvme_actions
 from ..report import change_json, to_json
 from ..sdconf import actions
 from ..sdconf.edit import NothingToUnset, unified_diff
@@ -19,7 +23,15 @@ from .base import Env, json_output
 COMMANDS = ("sdconf",)
 
 
+def _driver_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--driver", choices=("sd", "nvme"),
+                   help="whose rules: sd (sd-config-list) or nvme "
+                   "(nvme-config-list); default from the file's name, "
+                   "nvme for nvme.conf, else sd")
+
+
 def _key_args(p: argparse.ArgumentParser) -> None:
+    _driver_arg(p)
     p.add_argument("--vid", help="INQUIRY vendor id (padded for you)")
     p.add_argument("--pid", help="INQUIRY product id (padded for you)")
     p.add_argument("--write", action="store_true",
@@ -37,25 +49,27 @@ def add_parser(sub, name: str) -> None:
     p = ssub.add_parser("check", help="report what the kernel would warn "
                         "about or ignore; exit 1 on problems")
     p.add_argument("file")
-    p.add_argument("--driver", choices=("sd", "nvme"),
-                   help="whose rules: sd (sd-config-list) or nvme "
-                   "(nvme-config-list); default from the file's name, "
-                   "nvme for nvme.conf, else sd")
+    _driver_arg(p)
     json_output(p)
     p = ssub.add_parser("show", help="pairs, decoded tunables and what "
-                        "sd makes of them")
+                        "sd makes of them (nvme.conf: triplets, and what "
+                        "nvme makes of them)")
     p.add_argument("file")
+    _driver_arg(p)
     json_output(p)
-    p = ssub.add_parser("set", help="set tunables for a key")
+    p = ssub.add_parser("set", help="set tunables for a key (nvme.conf: "
+                        "for a model)")
     p.add_argument("file")
     p.add_argument("words", nargs="+", metavar="KEY|name=value",
-                   help="KEY (unless --vid/--pid) then name=value ...")
+                   help="KEY (unless --vid/--pid; the model in nvme.conf) "
+                   "then name=value ...")
     _key_args(p)
     p.add_argument("--any-length-key", action="store_true",
                    help="write a KEY that is not vendor (8) + product (16) "
                    "characters, e.g. a vendor-only or wildcard key")
     p = ssub.add_parser("unset", help="remove tunables, or every pair, "
-                        "for a key")
+                        "for a key (nvme.conf: every triplet, for a "
+                        "model)")
     p.add_argument("file")
     p.add_argument("words", nargs="*", metavar="KEY|name",
                    help="KEY (unless --vid/--pid) then tunable names")
@@ -77,6 +91,14 @@ def extra_words(args: argparse.Namespace, extra: List[str]) -> bool:
     return False
 
 
+def driver_of(args: argparse.Namespace, path: str) -> str:
+    """The rules a file is read by: --driver, else nvme for a file named
+    nvme.conf, else sd."""
+    if args.driver:
+        return args.driver
+    return "nvme" if nvme_actions.is_nvme_conf(path) else "sd"
+
+
 def _looks_like_key(action: str, word: str) -> bool:
     """Whether a word after FILE is a KEY rather than a setting/name."""
     if action == "set":
@@ -85,8 +107,19 @@ def _looks_like_key(action: str, word: str) -> bool:
 
 
 def _split_key(args: argparse.Namespace) -> List[str]:
-    """Separate KEY from the rest of the words unless --vid/--pid give it."""
+    """Separate KEY from the rest of the words unless --vid/--pid give it
+    (nvme.conf: the model is the first word)."""
     words = list(args.words)
+    if args.driver == "nvme":
+        if args.vid is not None or args.pid is not None:
+            raise UsageError(args.action + " tunables in", args.file,
+                             "--vid and --pid are sd's INQUIRY ids; "
+                             "nvme.conf is keyed by the controller's model")
+        if not words or not words[0].strip():
+            raise UsageError(args.action + " tunables in", args.file,
+                             "no model given")
+        args.key = words.pop(0)
+        return words
     if args.vid is None and args.pid is None:
         key = words.pop(0) if words else None
     elif words and _looks_like_key(args.action, words[0]):
@@ -102,11 +135,15 @@ def _split_key(args: argparse.Namespace) -> List[str]:
 def run(args: argparse.Namespace, env: Env) -> int:
     flavour = env.flavour(args)
     action, host, out = args.action, env.host, env.out
+    if action != "diff":
+        # Also picks the live site's file (nvme.conf or sd.conf).
+        args.driver = driver_of(args, args.file)
     if action == "check":
         return check(host, args.file, flavour, out, args.output == "json",
                      args.driver)
     if action == "show":
-        return show(host, args.file, flavour, out, args.output == "json")
+        return show(host, args.file, flavour, out, args.output == "json",
+                    args.driver)
     if action == "diff":
         return diff(host, args.a, args.b, out)
     words = _split_key(args)
@@ -124,9 +161,10 @@ def run(args: argparse.Namespace, env: Env) -> int:
         return set_(host, args.file, args.key, words, flavour, args.write,
                     out, env.err, commit=commit,
                     any_length_key=args.any_length_key, as_json=as_json,
-                    preview=preview)
+                    preview=preview, driver=args.driver)
     return unset(host, args.file, args.key, words, flavour, args.write, out,
-                 env.err, commit=commit, as_json=as_json, preview=preview)
+                 env.err, commit=commit, as_json=as_json, preview=preview,
+                 driver=args.driver)
 
 
 def read_conf(host: Host, path: str) -> ConfFile:
@@ -162,14 +200,22 @@ def check(host: Host, path: str, flavour: str, out: TextIO,
 
 
 def show(host: Host, path: str, flavour: str, out: TextIO,
-         as_json: bool = False) -> int:
-    """`sdconf show`: pairs, decoded tunables and what sd makes of them."""
-    report = actions.show_report(read_conf(host, path), path, flavour)
+         as_json: bool = False, driver: str = "sd") -> int:
+    """`sdconf show`: pairs, decoded tunables and what sd makes of them;
+    for nvme.conf (`driver` nvme) the driver-wide settings and the
+    triplets, and what nvme makes of them."""
+    conf = read_conf(host, path)
+    if driver == "nvme":
+        report = nvme_actions.show_report(conf, path)
+        text = nvme_actions.render_show(report)
+    else:
+        report = actions.show_report(conf, path, flavour)
+        text = actions.render_show(report)
     if as_json:
         json.dump(report, out, indent=2)
         out.write("\n")
     else:
-        out.write(actions.render_show(report))
+        out.write(text)
     return EXIT_OK
 
 
@@ -186,28 +232,35 @@ def set_(host: Host, path: str, key: str, settings: List[str],
          flavour: str, write: bool, out: TextIO, err: TextIO, *,
          any_length_key: bool = False,
          commit: Optional[Commit] = None, as_json: bool = False,
-         preview: Optional[Preview] = None) -> int:
-    """`sdconf set`: tunables for KEY in the file at `path`; print the
-    diff, and with `write` write it (through `commit` when given); with
-    `as_json` print the change document instead (_write)."""
+         preview: Optional[Preview] = None, driver: str = "sd") -> int:
+    """`sdconf set`: tunables for KEY (nvme.conf: the model) in the file
+    at `path`; print the diff, and with `write` write it (through
+    `commit` when given); with `as_json` print the change document
+    instead (_write)."""
     old = host.read_bytes(path).decode("latin-1")
-    edit = actions.set_edit(old, path, key, settings, flavour,
-                            any_length_key)
+    if driver == "nvme":
+        edit = nvme_actions.set_edit(old, path, key, settings)
+    else:
+        edit = actions.set_edit(old, path, key, settings, flavour,
+                                any_length_key)
     return _write(host, path, old, edit, write, out, err, commit,
-                  as_json=as_json, preview=preview, key=key)
+                  as_json=as_json, preview=preview, key=key, driver=driver)
 
 
 def unset(host: Host, path: str, key: str, names: List[str], flavour: str,
           write: bool, out: TextIO, err: TextIO, *,
           commit: Optional[Commit] = None, as_json: bool = False,
-          preview: Optional[Preview] = None) -> int:
-    """`sdconf unset`: remove tunables (no names: every pair) of KEY;
-    exit 1 when there is nothing to remove, except under `as_json`,
-    where that is "nothing to do": changed false, exit 0 (a note on
-    `err` says what was not there)."""
+          preview: Optional[Preview] = None, driver: str = "sd") -> int:
+    """`sdconf unset`: remove tunables (no names: every pair; nvme.conf:
+    every triplet of the model) of KEY; exit 1 when there is nothing to
+    remove, except under `as_json`, where that is "nothing to do":
+    changed false, exit 0 (a note on `err` says what was not there)."""
     old = host.read_bytes(path).decode("latin-1")
     try:
-        edit = actions.unset_edit(old, path, key, names, flavour)
+        if driver == "nvme":
+            edit = nvme_actions.unset_edit(old, path, key, names)
+        else:
+            edit = actions.unset_edit(old, path, key, names, flavour)
     except SdtuneError as e:
         if not as_json or not isinstance(e.__cause__, NothingToUnset):
             raise
@@ -216,13 +269,14 @@ def unset(host: Host, path: str, key: str, names: List[str], flavour: str,
                                       key=key)))
         return EXIT_OK
     return _write(host, path, old, edit, write, out, err, commit,
-                  as_json=as_json, preview=preview, key=key)
+                  as_json=as_json, preview=preview, key=key, driver=driver)
 
 
 def _write(host: Host, path: str, old_text: str, edit: actions.Edit,
            write: bool, out: TextIO, err: TextIO,
            commit: Optional[Commit], *, as_json: bool = False,
-           preview: Optional[Preview] = None, key: str = "") -> int:
+           preview: Optional[Preview] = None, key: str = "",
+           driver: str = "sd") -> int:
     """Show the edit (a diff, or under `as_json` the change document with
     the extra keys "file" and "key") and with `write` make it."""
     for note in edit.notes:
@@ -258,7 +312,7 @@ def _write(host: Host, path: str, old_text: str, edit: actions.Edit,
         # A file the kernel does not read: no journal, no reboot.
         from ..tune.journal import sha256
         doc = change_json(write, dry_run=not write, diff=text, files=[{
-            "path": path, "role": "sd.conf copy",
+            "path": path, "role": "%s.conf copy" % driver,
             "before_sha256": sha256(old), "after_sha256": sha256(new)}],
             file=path, key=key)
     out.write(to_json(doc))
@@ -326,5 +380,6 @@ def _live_preview(site) -> Preview:
     def preview(old: bytes, new: bytes, diff: str) -> dict:
         how = site.platform.persistence(old, new)
         return dry_run_json(how, diff, new,
-                            take_inventory(site.host).disks, site.flavour)
+                            take_inventory(site.host).disks, site.flavour,
+                            driver=site.driver)
     return preview

@@ -3,17 +3,27 @@
 Four commands, each a query/parse pair (the parsers are pure):
 
 * `nvmeadm list`: one line per controller (model, serial, firmware
-  revision with their trailing blanks removed, NVMe version), then one
-  two-space-indented line per namespace, naming its disk (cXtYdZ) when
-  blkdev attached it; the disk name is how an inventory Disk finds its
-  namespace;
+  revision with their trailing blanks removed, NVMe version; since 2023
+  its capacity where the drive manages namespaces), then one
+  two-space-indented line per namespace, naming in parentheses its disk
+  (cXtYdZ) when blkdev attached it, else its state (unattached,
+  ignored, inactive, unallocated, unknown, invalid state); the disk
+  name is how an inventory Disk finds its namespace.  Sizes are "N MB"
+  up to 2022 and human-readable since ("931.51 GB", "0 B"); a namespace
+  below the active state has none;
 * `nvmeadm identify nvmeN`: Identify Controller (model, serial,
   firmware, whether a volatile write cache is present);
 * `nvmeadm identify nvmeN/M`: Identify Namespace (the LBA formats, the
   one in use);
 * `nvmeadm get-features nvmeN cache`: whether that cache is enabled.
-  Only run when a cache is present; without one nvmeadm fails, which is
-  not an error.
+  Only run when a cache is present.  Without one, nvmeadm before 2024
+  prints the header alone (and its complaint on stderr) and exits 0,
+  later ones exit 255: the state is unknown either way, not an error.
+
+The formats are those of illumos-gate's usr/src/cmd/nvmeadm
+(nvmeadm.c, nvmeadm_print.c) from 2017 to 2025; where they changed, both
+are read: the pre-2021 Identify Controller prints the cache as one
+field, "Volatile Write Cache: present" or "not present".
 
 nvmeadm prints every field as `<indent><name>:` and blanks up to column
 44, then the value (nvme_print()); a section header has no colon.  The
@@ -44,10 +54,20 @@ PERFORMANCE = ("Best", "Better", "Good", "Degraded")
 MAX_LBA_FORMATS = 64
 
 _CONTROLLER = re.compile(r"^(nvme[0-9]{1,10}): model: (.*), serial: (.*), "
-                         r"FW rev: (.*), NVMe v([0-9]+\.[0-9]+(?:\.[0-9]+)?)$")
+                         r"FW rev: (.*), NVMe v([0-9]+\.[0-9]+(?:\.[0-9]+)?)"
+                         r"(?:, Capacity = ([^,]*))?"
+                         r"(?:, Unallocated = ([^,]*))?$")
+# The parenthesised disk or state, then ": " and the sizes, each of
+# which may be missing; or nothing after ")" (inactive, unallocated).
 _NAMESPACE = re.compile(r"^  (nvme[0-9]{1,10})/([0-9]{1,10})"
-                        r"(?: \(([^()]*)\))?: Size = ([0-9]+) MB, "
-                        r"Capacity = ([0-9]+) MB, Used = ([0-9]+) MB$")
+                        r"(?: \(([^()]*)\))?(:(?: (.*))?)?$")
+# What nvmeadm prints in place of a disk name (2017-2025).
+_STATES = ("unattached", "ignored", "inactive", "unallocated", "unknown",
+           "invalid state")
+_SIZE_ITEM = re.compile(r"^(Size|Capacity|Used) = (.*)$")
+# "953869 MB" (to 2022), or nicenum's "931.51 GB", "1 GB", "0 B".
+_SIZE = re.compile(r"^([0-9]{1,20})(?:\.([0-9]{1,2}))? ?([KMGTPE]?)B$")
+_UNITS = "BKMGTPE"
 _DISK = re.compile(r"^c[0-9]+(?:t[0-9A-Fa-f]+)?d[0-9]+$")
 _CONTROLLER_NAME = re.compile(r"^nvme[0-9]{1,10}$")
 _NAMESPACE_NAME = re.compile(r"^(nvme[0-9]{1,10})/([0-9]{1,10})$")
@@ -63,9 +83,12 @@ class NvmeNamespace:
     controller: str             # nvme0
     namespace: int              # 1
     disk: Optional[str]         # cXtYdZ; None when blkdev has not got it
-    size_mb: int
-    capacity_mb: int
-    used_mb: int
+    # Bytes, as nvmeadm rounds them (to a MiB, or to 3 digits since
+    # 2022); None when not printed.
+    size_bytes: Optional[int]
+    capacity_bytes: Optional[int]
+    used_bytes: Optional[int]
+    state: Optional[str] = None  # unattached, ... (None: a disk, or none)
 
     @property
     def name(self) -> str:
@@ -166,15 +189,49 @@ def _lines(text: str, command: str, field_name: str) -> List[str]:
     return lines
 
 
+def parse_size(text: str, where: str, label: str) -> int:
+    """A size of `nvmeadm list` in bytes: "953869 MB" or nicenum's
+    "931.51 GB" (base 1024, rounded as printed)."""
+    m = _SIZE.match(text)
+    if m is None:
+        raise ParseError(LIST, label, "%s: %s is not a size like '953869 "
+                         "MB' or '931.51 GB'" % (where, excerpt(text, 30)))
+    whole = parse_count(m.group(1), command=LIST, field=label,
+                        what="a size", where=where)
+    hundredths = int((m.group(2) or "0").ljust(2, "0"))
+    scale = 1 << (10 * _UNITS.index(m.group(3) or "B"))
+    return whole * scale + hundredths * scale // 100
+
+
+def _sizes(summary: Optional[str], where: str
+           ) -> Tuple[Optional[int], Optional[int], Optional[int]]:
+    """Size, Capacity and Used of a namespace line's summary; each may
+    be missing (newer nvmeadm prints what it can read)."""
+    got: Dict[str, int] = {}
+    for item in (summary or "").split(", ") if summary else []:
+        m = _SIZE_ITEM.match(item)
+        if m is None or m.group(1) in got:
+            raise ParseError(LIST, "namespace", "%s: %s is not 'Size = "
+                             "...', 'Capacity = ...' or 'Used = ...' "
+                             "(once each)" % (where, excerpt(item, 40)))
+        got[m.group(1)] = parse_size(m.group(2), where, m.group(1))
+    return got.get("Size"), got.get("Capacity"), got.get("Used")
+
+
 def parse_nvmeadm_list(text: str) -> Dict[str, NvmeController]:
     """Parse `nvmeadm list`: controllers by name, in the order printed.
 
-    Sample (issue 18 contract):
+    Samples (illumos-gate nvmeadm, before and since 2022-09):
 
         nvme0: model: Samsung SSD 970 EVO 1TB, serial: S467NX0K612345A, \
 FW rev: 2B2QEXE7, NVMe v1.3
           nvme0/1 (c3t0025385971B0F5A2d0): Size = 953869 MB, ...
-          nvme0/2: Size = 0 MB, Capacity = 0 MB, Used = 0 MB
+          nvme0/2 (unattached): Size = 1024 MB, Capacity = 1024 MB, ...
+        nvme1: model: WUS4BB019D4M9E4, serial: A06AF9B1, FW rev: R1110021, \
+NVMe v1.3, Capacity = 1831420 MB
+          nvme1/1 (c4t0014EE83021EAE80d0): Size = 1.75 TB, Capacity = \
+1.75 TB, Used = 117.23 GB
+          nvme1/3 (inactive)
     """
     controllers: Dict[str, NvmeController] = {}
     disks: Dict[str, str] = {}
@@ -212,22 +269,27 @@ FW rev: 2B2QEXE7, NVMe v1.3
         if any(ns.namespace == number_ for ns in current.namespaces):
             raise ParseError(LIST, "namespace", "%s: %s/%d listed twice"
                              % (where, current.name, number_))
-        disk = m.group(3)
+        disk, state = m.group(3), None
+        if disk in _STATES:
+            disk, state = None, disk
         if disk is not None:
             if not _DISK.match(disk) or len(disk) > MAX_NAME:
-                raise ParseError(LIST, "disk", "%s: %s is not a disk name"
-                                 % (where, excerpt(disk, 40)))
+                raise ParseError(LIST, "disk", "%s: %s is neither a disk "
+                                 "name nor a namespace state (%s)"
+                                 % (where, excerpt(disk, 40),
+                                    ", ".join(_STATES)))
             if disk in disks:
                 raise ParseError(LIST, "disk", "%s: %s is both %s and "
                                  "%s/%d" % (where, disk, disks[disk],
                                             current.name, number_))
             disks[disk] = "%s/%d" % (current.name, number_)
-        sizes = [parse_count(m.group(k), command=LIST, field=label,
-                             what="a size in MB", where=where)
-                 for k, label in ((4, "Size"), (5, "Capacity"),
-                                  (6, "Used"))]
-        current.namespaces.append(NvmeNamespace(current.name, number_,
-                                                disk, *sizes))
+        if m.group(4) is None and state not in ("inactive",
+                                                "unallocated"):
+            raise ParseError(LIST, "namespace", "%s: %s/%d has no sizes"
+                             % (where, current.name, number_))
+        current.namespaces.append(NvmeNamespace(
+            current.name, number_, disk, *_sizes(m.group(5), where),
+            state=state))
     return controllers
 
 
@@ -347,14 +409,27 @@ def parse_nvmeadm_identify_controller(
         values[label] = _one(fields, command, None, label).value or ""
     count = _one(fields, command, None, "Number of Namespaces",
                  required=False)
-    present = _one(fields, command, "Volatile Write Cache", "Present")
+    # Since 2021 a section with "Present: yes|no"; before, one field
+    # "Volatile Write Cache: present|not present".
+    present = _one(fields, command, "Volatile Write Cache", "Present",
+                   required=False)
+    if present is not None:
+        cache = _yes_no(present, command, "yes", "no")
+    else:
+        old = _one(fields, command, None, "Volatile Write Cache",
+                   required=False)
+        if old is None:
+            raise ParseError(command, "Volatile Write Cache", "missing: "
+                             "neither 'Present' under it nor its own "
+                             "value: the output is truncated or not "
+                             "nvmeadm's")
+        cache = _yes_no(old, command, "present", "not present")
     return ControllerIdentity(
         name, values["Model"], values["Serial"], values["Firmware Revision"],
         parse_count(count.value or "", command=command, field=count.name,
                     what="a number of namespaces",
                     where="line %d" % count.line, digits=10)
-        if count else None,
-        _yes_no(present, command, "yes", "no"))
+        if count else None, cache)
 
 
 def parse_nvmeadm_identify_namespace(
@@ -436,11 +511,12 @@ def parse_nvmeadm_identify_namespace(
 
 
 def parse_nvmeadm_cache(text: str, controller: Optional[str] = None
-                        ) -> bool:
+                        ) -> Optional[bool]:
     """Parse `nvmeadm get-features nvmeN cache`: whether the volatile
-    write cache is enabled.
+    write cache is enabled; None when nvmeadm printed its header alone
+    (before 2024, what a controller without the feature gives, exit 0).
 
-    Sample (issue 18 contract):
+    Sample (illumos-gate nvmeadm_print.c):
 
         nvme0: Get Features
           Volatile Write Cache
@@ -450,6 +526,8 @@ def parse_nvmeadm_cache(text: str, controller: Optional[str] = None
         "nvmeadm get-features %s cache" % controller
     _, fields = _fields(text, command, "Get Features", controller,
                         _CONTROLLER_NAME)
+    if not fields:
+        return None
     state = _one(fields, command, "Volatile Write Cache",
                  "Volatile Write Cache")
     return _yes_no(state, command, "enabled", "disabled")
@@ -475,7 +553,8 @@ def query_nvmeadm_identify_namespace(host: Host, namespace: str
 
 def query_nvmeadm_cache(host: Host, controller: str) -> Optional[bool]:
     """Whether the controller's volatile write cache is enabled; None
-    when nvmeadm cannot tell (it fails when there is no cache)."""
+    when nvmeadm cannot tell (it fails, or prints its header alone, when
+    there is no cache)."""
     result = host.run("nvmeadm", ["get-features", controller, "cache"])
     if result.returncode != 0:
         return None

@@ -1,6 +1,8 @@
 """NVMe inventory (issue 18): the nvmeadm parsers and the mdb blkdev
-pipeline on the exact formats of the contract (fixtures in
-tests/fixtures/inventory/nvme), hostile copies of them (truncated, blank
+pipeline on the formats illumos-gate's nvmeadm printed from 2017 to 2025
+(fixtures in tests/fixtures/inventory/nvme: MB and human-readable
+sizes, namespace states, the pre-2021 cache field, a get-features with
+no cache), hostile copies of them (truncated, blank
 lines, unknown lines, CRLF, bytes that were not UTF-8) ending in a
 ParseError that names the line and the field, and how the inventory
 finds a namespace's data with a bounded number of nvmeadm runs."""
@@ -47,16 +49,58 @@ def test_list_controllers_and_namespaces():
     assert (c.model, c.serial, c.firmware, c.version) == (
         "Samsung SSD 970 EVO 1TB", "S467NX0K612345A", "2B2QEXE7", "1.3")
     ns = c.namespaces[0]
-    assert (ns.name, ns.disk, ns.size_mb, ns.capacity_mb, ns.used_mb) == (
-        "nvme0/1", "c3t0025385971B0F5A2d0", 953869, 953869, 120044)
-    # A namespace blkdev has not attached: no disk.
-    assert [(n.namespace, n.disk) for n in got["nvme1"].namespaces] == [
-        (1, "c4t0014EE83021EAE80d0"), (2, None)]
+    assert (ns.name, ns.disk, ns.size_bytes, ns.capacity_bytes,
+            ns.used_bytes) == ("nvme0/1", "c3t0025385971B0F5A2d0",
+                               953869 << 20, 953869 << 20, 120044 << 20)
+    # A namespace blkdev has not attached: no disk, its state.
+    assert [(n.namespace, n.disk, n.state)
+            for n in got["nvme1"].namespaces] == [
+        (1, "c4t0014EE83021EAE80d0", None), (2, None, "unattached")]
     # A controller without namespaces.
     assert got["nvme2"].namespaces == []
     assert got["nvme2"].version == "1.2"
     assert sorted(nvmeadm.namespaces_by_disk(got)) == [
         "c3t0025385971B0F5A2d0", "c4t0014EE83021EAE80d0"]
+
+
+def test_list_since_2022_sizes_states_and_controller_capacity():
+    got = nvmeadm.parse_nvmeadm_list(fixture("nvmeadm-list-2023.txt"))
+    ns = got["nvme0"].namespaces[0]
+    # 931.51 GB, 117.23 GB (base 1024, as printed: three digits).
+    assert (ns.size_bytes, ns.used_bytes) == (
+        931 * (1 << 30) + 51 * (1 << 30) // 100,
+        117 * (1 << 30) + 23 * (1 << 30) // 100)
+    c = got["nvme1"]
+    assert (c.model, c.firmware, c.version) == ("WUS4BB019D4M9E4",
+                                                "R1110021", "1.3")
+    assert [(n.namespace, n.disk, n.state, n.size_bytes)
+            for n in c.namespaces] == [
+        (1, "c4t0014EE83021EAE80d0", None, 1924145348608),
+        (2, None, "unattached", 1 << 30), (3, None, "ignored", 512),
+        (4, None, "inactive", None), (5, None, "unallocated", None)]
+    assert sorted(nvmeadm.namespaces_by_disk(got)) == [
+        "c3t0025385971B0F5A2d0", "c4t0014EE83021EAE80d0"]
+
+
+def test_identify_controller_before_2021_prints_the_cache_as_one_field():
+    text = fixture("nvmeadm-identify-controller-2018.txt")
+    got = nvmeadm.parse_nvmeadm_identify_controller(text, "nvme0")
+    assert (got.model, got.firmware, got.namespace_count,
+            got.cache_present) == ("INTEL SSDPE2KX020T8", "VDV10131", 128,
+                                   False)
+    present = text.replace("not present", "present")
+    assert nvmeadm.parse_nvmeadm_identify_controller(present).cache_present
+    e = refused(nvmeadm.parse_nvmeadm_identify_controller,
+                text.replace("not present", "maybe"))
+    assert (e.field, e.reason) == (
+        "Volatile Write Cache", "line 16: 'maybe' is neither present nor "
+        "not present")
+
+
+def test_get_features_of_a_controller_without_the_cache_is_unknown():
+    """nvmeadm before 2024 prints the header alone and exits 0."""
+    assert nvmeadm.parse_nvmeadm_cache(
+        fixture("nvmeadm-get-features-cache-absent.txt"), "nvme0") is None
 
 
 def test_list_empty_output_is_no_controller():
@@ -81,7 +125,7 @@ def test_list_blank_lines_and_crlf_read_the_same():
      "namespace", "line 1: nvme0/1 is not under its controller's line"),
     (LIST.replace("  nvme1/1", "  nvme0/1"), "namespace", "line 4: "
      "nvme0/1 is not under"),
-    (LIST.replace("nvme1/2:", "nvme1/1:"), "namespace", "line 5: nvme1/1 "
+    (LIST.replace("nvme1/2 ", "nvme1/1 "), "namespace", "line 5: nvme1/1 "
      "listed twice"),
     (LIST.replace("nvme1:", "nvme0:").replace("nvme1/", "nvme0/"),
      "controller", "line 3: nvme0 listed twice"),
@@ -89,11 +133,24 @@ def test_list_blank_lines_and_crlf_read_the_same():
     (LIST.replace("(c4t0014EE83021EAE80d0)", "(c3t0025385971B0F5A2d0)"),
      "disk", "line 4: c3t0025385971B0F5A2d0 is both nvme0/1 and nvme1/1"),
     (LIST.replace("(c4t0014EE83021EAE80d0)", "(/dev/dsk/x)"), "disk",
-     "line 4: '/dev/dsk/x' is not a disk name"),
+     "line 4: '/dev/dsk/x' is neither a disk name nor a namespace state"),
+    (LIST.replace("(unattached)", "(detached)"), "disk",
+     "line 5: 'detached' is neither a disk name nor a namespace state "
+     "(unattached, ignored, inactive, unallocated, unknown, invalid "
+     "state)"),
+    (LIST.replace("(unattached): Size = 1024 MB, Capacity = 1024 MB, Used "
+                  "= 0 MB", "(unattached)"), "namespace",
+     "line 5: nvme1/2 has no sizes"),
+    (LIST.replace("Used = 0 MB", "Used = 0 MB, Used = 0 MB"), "namespace",
+     "line 4: 'Used = 0 MB' is not 'Size = ...', 'Capacity = ...' or "
+     "'Used = ...' (once each)"),
+    (LIST.replace("Size = 953869 MB", "Size = 953869 MiB"), "Size",
+     "line 2: '953869 MiB' is not a size like '953869 MB' or '931.51 GB'"),
     (LIST.replace("Size = 953869", "Size = " + "9" * 30), "Size",
      "line 2: '" + "9" * 20),
     # Truncated in the middle of a namespace line.
-    (LIST[:LIST.index("Capacity = 953869")], "namespace", "line 2: not a "),
+    (LIST[:LIST.index("Capacity = 953869")], "Size", "line 2: '953869 MB,' "
+     "is not a size"),
     (LIST.replace("Samsung", "Sams\ufffdng"), "model", "line 1: character "
      "U+FFFD is not printable ASCII"),
 ])
@@ -141,10 +198,11 @@ def test_identify_controller_tolerates_blank_lines_crlf_and_long_names():
      "about 'nvme1', not nvme0"),
     (CONTROLLER.replace("Identify Controller", "Identify Namespace"),
      "Identify Controller", "line 1: "),
-    (CONTROLLER[:CONTROLLER.index("    Number of Namespaces")], "Present",
-     "missing"),
-    (CONTROLLER.replace("      Present", "    Present"), "Present",
-     "missing"),
+    (CONTROLLER[:CONTROLLER.index("    Number of Namespaces")],
+     "Volatile Write Cache", "missing: neither 'Present' under it nor its "
+     "own value"),
+    (CONTROLLER.replace("      Present", "    Present"),
+     "Volatile Write Cache", "missing"),
     (CONTROLLER.replace("yes", "maybe"), "Present",
      "line 16: 'maybe' is neither yes nor no"),
     (CONTROLLER.replace("    Serial:", "    Model: X\n    Serial:"),
