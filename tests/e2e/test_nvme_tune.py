@@ -30,6 +30,9 @@ sys.path.insert(0, REPO)
 
 from tests.adversarial.support import inject_record  # noqa: E402
 from tests.sim.appliance import Appliance  # noqa: E402
+from tests.sim.testing import read_system_file as read  # noqa: E402
+from tests.sim.testing import sdtune_checked as run  # noqa: E402
+from tests.sim.testing import sdtune_json as as_json  # noqa: E402
 
 MODEL = "INTEL SSDPE2KX020T8"
 FIRMWARE = "VDV10131"
@@ -51,25 +54,6 @@ def certified(app, serial="PHLJ912300CD2P0BGN", native=4096,
                                       "throttle_min": None,
                                       "confidence": 0.5,
                                       "reason": "reported only"})
-
-
-def read(app, path):
-    full = os.path.join(app.root, path.lstrip("/"))
-    if not os.path.exists(full):
-        return None
-    with open(full, "rb") as f:
-        return f.read()
-
-
-def run(app, *args):
-    proc = app.sdtune(*args)
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc
-
-
-def as_json(app, *args):
-    proc = run(app, *args, "-o", "json")
-    return json.loads(proc.stdout)
 
 
 def verify_states(app):

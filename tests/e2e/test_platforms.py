@@ -26,6 +26,7 @@ sys.path.insert(0, REPO)
 from tests.adversarial.support import inject_record  # noqa: E402
 from tests.sim.testing import (add_pair, platform_appliance,  # noqa: E402
                                spare_disk)
+from tests.sim.testing import read_system_file as read  # noqa: E402
 
 # The idle spare of every platform scenario, and its key.
 TUNED = {"throttle-max": 24}
@@ -57,14 +58,6 @@ def key_of(app, name):
 def throttle(app, name):
     return {d["name"]: d for d in app.expected_disks()}[name]["sd"][
         "throttle_max"]
-
-
-def read(app, path):
-    full = os.path.join(app.root, path.lstrip("/"))
-    if not os.path.exists(full):
-        return None
-    with open(full, "rb") as f:
-        return f.read()
 
 
 def tune(app):

@@ -23,6 +23,8 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, REPO)
 
 from tests.sim.appliance import Appliance, scenario_path  # noqa: E402
+from tests.sim.testing import sdtune_checked as run  # noqa: E402
+from tests.sim.testing import sdtune_json as as_json  # noqa: E402
 
 MODEL = "INTEL SSDPE2KX020T8"
 TANK = "c2t5CD2E4300C1A0100d0"
@@ -37,18 +39,6 @@ CERTIFY = ("[certify]\nphases = sector,cache,qd\nstep_max_s = 1\n"
 def read(app, rel):
     with open(os.path.join(app.root, rel), "rb") as f:
         return f.read()
-
-
-def run(app, *args):
-    proc = app.sdtune(*args)
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc
-
-
-def as_json(app, *args):
-    proc = run(app, *args, "-o", "json")
-    assert proc.returncode in (0, 1), proc.stderr
-    return json.loads(proc.stdout)
 
 
 def certify_again_if_inconclusive(app, res, tries=2):

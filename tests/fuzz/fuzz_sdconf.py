@@ -11,15 +11,14 @@ Inputs come from hypothesis: raw text over an alphabet dense in
 driver.conf syntax, mutated copies of realistic files, and token soups.
 """
 
-import argparse
-import multiprocessing
 import os
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "plugin"))
+sys.path.insert(0, HERE)
 
+import edit_runs  # noqa: E402
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa
 from hypothesis import strategies as st  # noqa: E402
 
@@ -146,24 +145,7 @@ def _worker(args):
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("count", type=int, nargs="?", default=100000)
-    ap.add_argument("--seed", type=int, default=int(time.time()))
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    a = ap.parse_args()
-    jobs = max(1, min(a.jobs, a.count))
-    share = [a.count // jobs + (1 if i < a.count % jobs else 0)
-             for i in range(jobs)]
-    t0 = time.monotonic()
-    with multiprocessing.Pool(jobs) as pool:
-        results = pool.map(_worker, [(n, a.seed + i)
-                                     for i, n in enumerate(share)])
-    total = {k: sum(r[k] for r in results) for k in results[0]}
-    print("fuzz sdconf: %d inputs (seed %d, %d jobs) in %.0f s: 0 crashes; "
-          "%d with located errors; edits %d done, %d refused"
-          % (total["inputs"], a.seed, jobs, time.monotonic() - t0,
-             total["located"], total["edits_done"], total["edits_refused"]))
-    return 0 if total["inputs"] >= a.count else 1
+    return edit_runs.main("sdconf", _worker)
 
 
 if __name__ == "__main__":

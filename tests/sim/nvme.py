@@ -100,23 +100,16 @@ def read_conf(state: Dict,
     return props
 
 
-def _first(props: List, name: str) -> Optional[list]:
-    for p in props:
-        if p[0] == name:
-            return p
-    return None
-
-
 def _get_int(props: List, name: str, default: int) -> int:
-    """ddi_prop_get_int(): a boolean property is 1, a string one gives
-    the default."""
-    values = driverconf.lookup(props, name, "int")
-    if values is None:
+    """ddi_prop_get_int(): the first integer property of the name (a
+    string one is passed over); a name without a value is an integer 0
+    (modsysfile.c make_prop()); none: the default."""
+    p = next((q for q in props if q[0] == name and q[1] != "string"), None)
+    if p is None:
         return default
-    p = [q for q in props if q[0] == name and q[1] != "string"][0]
     if p[1] == "boolean":
-        return 1
-    return values[0]
+        return 0
+    return p[2][0]
 
 
 def strtoul(text: str) -> Optional[int]:
@@ -187,13 +180,11 @@ def _config_list(c: Dict, props: List, cfg: Dict,
                  warnings: List[str]) -> None:
     """nvme_config_list(): every triplet that matches the controller's
     model and firmware, in order; a malformed tuple stops the list."""
-    p = _first(props, "nvme-config-list")
-    if p is None:
+    # ddi_prop_lookup_string_array(): the first string property of the
+    # name; one of another type is passed over.
+    values = driverconf.lookup(props, "nvme-config-list", "string")
+    if values is None:
         return
-    if p[1] != "string":
-        warnings.append("nvme-config-list: cannot be decoded")
-        return
-    values = p[2]
     if len(values) % 3 != 0:
         warnings.append("nvme-config-list: must be triplets of strings")
         return

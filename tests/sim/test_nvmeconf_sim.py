@@ -341,6 +341,11 @@ def test_volatile_write_cache(app):
         "present": True, "enabled": False}
     boot_with(app, "volatile-write-cache-enable=0;\n")
     assert cache(app) == "disabled"
+    # Without a value the property is an integer 0: disabled too.
+    boot_with(app, "volatile-write-cache-enable;\n")
+    assert cache(app) == "disabled"
+    boot_with(app, "volatile-write-cache-enable=1;\n")
+    assert cache(app) == "enabled"
     boot_with(app, "volatile-write-cache-enable=0;\n" + config_list(
         (MODEL, "", "volatile-write-cache:true")))
     assert cache(app) == "enabled"
@@ -356,9 +361,13 @@ def test_lists_the_driver_ignores(app):
               ' "x";\n' % MODEL)
     assert pblk(app)[TANK] == 512
     assert "must be triplets" in app.messages()
+    # The lookup is by type: an integer list is passed over, silently,
+    # for a later list of strings.
     boot_with(app, "nvme-config-list=4096;\n")
     assert pblk(app)[TANK] == 512
-    assert "cannot be decoded" in app.messages()
+    boot_with(app, "nvme-config-list=4096;\n" + config_list(
+        (MODEL, "", "min-phys-block-size:4096")))
+    assert pblk(app)[TANK] == 4096
     boot_with(app, config_list((MODEL, "", "max-queue:4,"
                                 "min-phys-block-size:4096")))
     assert pblk(app)[TANK] == 4096

@@ -156,3 +156,27 @@ def open_to_others(tmp_path) -> None:
                 os.path.dirname(path) == path:
             return
         path = os.path.dirname(path)
+
+
+def read_system_file(app: Appliance, path: str) -> Optional[bytes]:
+    """The bytes of the appliance's file at system path `path`; None
+    when it does not exist."""
+    full = os.path.join(app.root, path.lstrip("/"))
+    if not os.path.exists(full):
+        return None
+    with open(full, "rb") as f:
+        return f.read()
+
+
+def sdtune_checked(app: Appliance, *args: str):
+    """`sdtune ARGS` on the appliance; never a traceback."""
+    proc = app.sdtune(*args)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
+def sdtune_json(app: Appliance, *args: str) -> Dict:
+    """The document of `sdtune ARGS -o json` (exit 0 or 1)."""
+    proc = sdtune_checked(app, *args, "-o", "json")
+    assert proc.returncode in (0, 1), proc.stderr
+    return json.loads(proc.stdout)

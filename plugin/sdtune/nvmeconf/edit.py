@@ -14,11 +14,7 @@ model with any firmware gets exactly the values asked for.  Pure: no I/O.
 
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ..sdconf.edit import EditError, NothingToUnset
-from ..sdconf.edit import _comma_after as comma_after
-from ..sdconf.edit import _cut as cut
-from ..sdconf.edit import _line_start as line_start
-from ..sdconf.edit import _remove_property as remove_property
+from ..sdconf.edit import EditError, NothingToUnset, remove_group
 from ..sdconf.lexer import NAME
 from ..sdconf.parser import ConfFile, parse
 from .model import (APPLIED, BOOLEAN_TUNABLES, DEFAULT_MIN_BLOCK,
@@ -171,30 +167,7 @@ def _append_triplet(conf: ConfFile, clist: NvmeConfigList, model: str,
 def _remove_triplet(conf: ConfFile, clist: NvmeConfigList,
                     triplet: Triplet) -> str:
     """The text without one triplet (and its comma); comments stay."""
-    text = conf.text
-    vals = clist.prop.values
-    i = triplet.index
-    if len(vals) == 3:
-        return remove_property(conf, clist)
-    if 3 * i + 2 == len(vals) - 1:
-        prev_end = vals[3 * i - 1].token.end
-        if "#" not in text[prev_end:triplet.start]:
-            return cut(conf, prev_end, triplet.end)
-        comma = comma_after(conf, prev_end, triplet.start)
-        text = cut(conf, line_start(text, triplet.start), triplet.end)
-        return _splice(text, comma, comma + 1, "")
-    nxt = vals[3 * i + 3].token.start
-    comma = comma_after(conf, triplet.end, nxt)
-    start = line_start(text, triplet.start)
-    end = comma + 1
-    eol = text.find("\n", end)
-    eol = len(text) if eol < 0 else eol
-    if text[end:eol].strip(" \t") == "" and start != triplet.start:
-        end = eol + 1
-    else:
-        while end < len(text) and text[end] in " \t":
-            end += 1
-    return cut(conf, start, end)
+    return remove_group(conf, clist, 3 * triplet.index, 3)
 
 
 def _replace_tunables(conf: ConfFile, clist: NvmeConfigList,

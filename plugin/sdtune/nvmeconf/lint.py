@@ -40,6 +40,7 @@ NODE_LIST = "NVME-1014"          # the list inside a node spec
 GLOBAL_NOT_INT = "NVME-1015"     # a global integer property as a string
 OCTAL = "NVME-1016"              # leading 0: read as octal
 NO_FWREV = "NVME-1017"           # fwrev list of commas only: never matches
+VALUELESS = "NVME-1018"          # `name;` is an integer 0, not "on"
 
 
 def lint(conf: ConfFile) -> List[Diagnostic]:
@@ -71,23 +72,55 @@ def _add(out, severity, offset, message, code):
 
 def _check_globals(conf: ConfFile, out: List[Diagnostic]) -> None:
     glob = globals_of(conf)
+    for name, origin in sorted(glob.origins.items()):
+        props = [p for p in conf.global_properties() if p.name == name]
+        used = origin.prop if origin.source != "fallback" or \
+            origin.problem != "not an integer" else None
+        # The driver's lookup asks for an integer: a string property of
+        # the name is passed over.
+        for prop in props:
+            if prop.kind == "string" and (used is None or
+                                          prop.start < used.start):
+                _add(out, "error", prop.start,
+                     "%s is a string: the driver passes over it and uses "
+                     "%s" % (name, "line %d's value" % conf.line_col(
+                         used.start)[0] if used is not None else
+                         "its default, %s" % _word(origin.value)),
+                     GLOBAL_NOT_INT)
+        if used is not None and used.kind == "boolean" and \
+                name != GLOBAL_MIN_BLOCK:
+            _add(out, "warning", used.start,
+                 "%s without a value is an integer 0 to the driver: %s"
+                 % (name, "the volatile write cache is DISABLED; write "
+                    "%s=1 to enable it" % name if name == GLOBAL_WRITE_CACHE
+                    else "the setting is off; write %s=1 to turn it on"
+                    % name), VALUELESS)
     origin = glob.origins[GLOBAL_MIN_BLOCK]
-    if origin.prop is not None and origin.problem:
-        code = GLOBAL_NOT_INT if origin.problem == "not an integer" \
-            else GLOBAL_MIN_BLOCK_BAD
+    if origin.prop is not None and origin.problem and \
+            origin.problem != "not an integer":
         _add(out, "error", origin.prop.start,
              "global min-phys-block-size %s: the driver uses %d"
-             % (origin.problem, DEFAULT_MIN_BLOCK), code)
-    origin = glob.origins[GLOBAL_WRITE_CACHE]
-    if origin.prop is not None and origin.problem:
-        _add(out, "error", origin.prop.start,
-             "volatile-write-cache-enable %s: the driver uses the default "
-             "(enabled)" % origin.problem, GLOBAL_NOT_INT)
+             % (origin.problem, DEFAULT_MIN_BLOCK), GLOBAL_MIN_BLOCK_BAD)
+
+
+def _word(value: object) -> str:
+    if value is True:
+        return "on"
+    if value is False:
+        return "off"
+    return str(value)
 
 
 def _check_list(conf: ConfFile, clist: NvmeConfigList,
                 out: List[Diagnostic]) -> None:
     first = clist.prop
+    for prop in clist.not_strings:
+        _add(out, "error", prop.start,
+             "nvme-config-list here is not a list of strings: the driver "
+             "passes over it%s" % (
+                 " and uses the list at line %d" % conf.line_col(
+                     first.start)[0] if first is not None else
+                 ", and there is no other list"), NOT_STRINGS)
     for prop in clist.shadowed:
         _add(out, "note", prop.start,
              "second nvme-config-list is not used: the driver reads only "
@@ -100,11 +133,7 @@ def _check_list(conf: ConfFile, clist: NvmeConfigList,
              % prop.statement.node_name, NODE_LIST)
     if first is None:
         return
-    if first.kind != "string":
-        _add(out, "error", first.start,
-             "nvme-config-list must be a list of strings; the driver "
-             "cannot decode it and ignores it", NOT_STRINGS)
-    elif len(first.values) % 3:
+    if len(first.values) % 3:
         _add(out, "error", first.values[-1].token.start,
              "nvme-config-list has %d strings, not triplets of "
              "<model>, <fwrev list>, <name:value list>: the driver ignores "

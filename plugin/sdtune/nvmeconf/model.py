@@ -15,6 +15,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..errors import SdtuneError
 from ..sdconf.parser import ConfFile, Property, Value
+from ..sdconf.tunables import scan_digits
 
 PROPERTY = "nvme-config-list"
 DEFAULT_MIN_BLOCK = 512      # NVME_DEFAULT_MIN_BLOCK_SIZE
@@ -85,24 +86,8 @@ def ddi_strtoul(text: str) -> Tuple[Optional[int], str]:
         if i < n and text[i] in "+-":
             neg = text[i] == "-"
             i += 1
-    if text[i:i + 1] != "0":
-        base = 10
-    elif text[i + 1:i + 2] in ("x", "X"):
-        base = 16
-    else:
-        base = 8
-    if base == 16 and text[i + 2:i + 3] and \
-            text[i + 2] in "0123456789abcdefABCDEF":
-        i += 2
-    start, value = i, 0
-    while i < n:
-        ch = text[i]
-        digit = int(ch, 36) if ch.isascii() and ch.isalnum() else 99
-        if digit >= base:
-            break
-        value = value * base + digit
-        i += 1
-    if i == start:
+    value, i = scan_digits(text, i)
+    if value is None:
         return None, "no digits"
     if value > ULONG_MASK:
         return None, "out of range"
@@ -112,10 +97,10 @@ def ddi_strtoul(text: str) -> Tuple[Optional[int], str]:
 def min_block_problem(value: int) -> str:
     """Why nvme refuses a minimum physical block size, "" if it takes it
     (the order of the driver's checks)."""
-    if value < DEFAULT_MIN_BLOCK:
-        return "too low"
     if not isp2(value):
         return "not a power of 2"
+    if value < DEFAULT_MIN_BLOCK:
+        return "too low"
     return ""
 
 
@@ -180,10 +165,14 @@ class Triplet:
 class NvmeConfigList:
     """The nvme-config-list as the driver sees it.
 
-    `whole_list_ignored` says why the driver ignores every triplet (not
-    a string array, element count not a multiple of 3); None when the
-    list is used or there is none.  `triplets` holds the complete
-    triplets even then, for lint and edits.
+    `prop` is the first driver-global nvme-config-list of strings: the
+    driver's lookup asks for a string array and passes over a property
+    of the name of another type (`not_strings`; an integer, or a name
+    without a value, which the conf parser makes an integer 0).
+    `whole_list_ignored` says why the driver ignores every triplet
+    (element count not a multiple of 3); None when the list is used or
+    there is none.  `triplets` holds the complete triplets even then,
+    for lint and edits.
     """
 
     prop: Optional[Property]
@@ -191,6 +180,7 @@ class NvmeConfigList:
     whole_list_ignored: Optional[str] = None
     shadowed: List[Property] = field(default_factory=list)
     in_node_specs: List[Property] = field(default_factory=list)
+    not_strings: List[Property] = field(default_factory=list)
 
     @property
     def usable(self) -> bool:
@@ -198,9 +188,10 @@ class NvmeConfigList:
 
 
 def config_list(conf: ConfFile) -> NvmeConfigList:
-    """The nvme-config-list the driver uses: like sd-config-list, the
-    first driver-global property of the name (a lookup finds the first);
-    later ones are `shadowed`.  Kept on the ConfFile once computed."""
+    """The nvme-config-list the driver uses: the first driver-global
+    property of the name that is a list of strings (the lookup is by
+    name and type); later ones are `shadowed`.  Kept on the ConfFile
+    once computed."""
     cached = getattr(conf, "_nvme_config_list", None)
     if cached is None:
         cached = _config_list(conf)
@@ -212,15 +203,11 @@ def _config_list(conf: ConfFile) -> NvmeConfigList:
     globals_ = [p for p in conf.global_properties() if p.name == PROPERTY]
     in_nodes = [p for s in conf.statements if s.kind == "node"
                 for p in s.properties if p.name == PROPERTY]
-    if not globals_:
-        return NvmeConfigList(None, [], None, [], in_nodes)
-    prop, shadowed = globals_[0], globals_[1:]
-    if prop.kind != "string":
-        # ddi_prop_lookup_string_array() cannot decode an integer (or
-        # empty) property: the driver warns and uses no triplet.
-        return NvmeConfigList(prop, [], "nvme-config-list is not a list of "
-                              "strings (the driver cannot decode it)",
-                              shadowed, in_nodes)
+    strings = [p for p in globals_ if p.kind == "string"]
+    others = [p for p in globals_ if p.kind != "string"]
+    if not strings:
+        return NvmeConfigList(None, [], None, [], in_nodes, others)
+    prop, shadowed = strings[0], strings[1:]
     values = prop.values
     triplets = [Triplet(i // 3, values[i], values[i + 1], values[i + 2])
                 for i in range(0, len(values) - 2, 3)]
@@ -228,7 +215,8 @@ def _config_list(conf: ConfFile) -> NvmeConfigList:
     if len(values) % 3:
         ignored = ("nvme-config-list has %d strings, not a multiple of 3: "
                    "the driver ignores the whole list" % len(values))
-    return NvmeConfigList(prop, triplets, ignored, shadowed, in_nodes)
+    return NvmeConfigList(prop, triplets, ignored, shadowed, in_nodes,
+                          others)
 
 
 @dataclass
@@ -254,18 +242,21 @@ class NvmeGlobals:
 
 def _get_int(conf: ConfFile, name: str, default: int
              ) -> Tuple[int, str, Optional[Property], str]:
-    """ddi_prop_get_int(): (value, source, property, problem).  A
-    property with no value reads as 1; a string property is not an
-    integer and sdtune assumes the default; an array gives its first
-    integer."""
-    prop = conf.global_property(name)
-    if prop is None:
+    """ddi_prop_get_int(): (value, source, property, problem).  The
+    lookup is by name and type: the first integer property of the name
+    (a name without a value is an integer 0 to the conf parser; an
+    array gives its first integer); a string one is passed over, and
+    with no integer one the default holds ("not an integer" names the
+    string property)."""
+    props = [p for p in conf.global_properties() if p.name == name]
+    ints = [p for p in props if p.kind in ("int", "boolean")]
+    if not ints:
+        if props:
+            return default, "fallback", props[0], "not an integer"
         return default, "default", None, ""
+    prop = ints[0]
     if prop.kind == "boolean":
-        # DDI_PROP_END_OF_DATA: ddi_prop_get_int() returns 1.
-        return 1, "file", prop, ""
-    if prop.kind != "int":
-        return default, "fallback", prop, "not an integer"
+        return 0, "file", prop, ""
     value = prop.values[0].value
     if value is None:
         return default, "fallback", prop, "not a valid number"
@@ -399,21 +390,27 @@ RELATIVE_PERFORMANCE = {"Best": 0, "Better": 1, "Good": 2, "Degraded": 3}
 
 
 def best_block_size(lba_formats: Sequence[Tuple[int, int, int]],
-                    in_use_index: int, min_block: int) -> int:
-    """The physical block size blkdev reports for a namespace
-    (nvme_init_ns(): ns_best_block_size).  `lba_formats` are (data
-    bytes, metadata bytes, relative performance 0..3) for formats 0 to
-    nlbaf; a data size of 0 is an unused format."""
-    if not 0 <= in_use_index < len(lba_formats):
+                    logical: int, min_block: int) -> int:
+    """The physical block size blkdev reports for a namespace whose LBA
+    format in use has `logical`-byte blocks.  nvme_init_ns() starts from
+    the format in use, takes the first format of the best relative
+    performance among those without metadata, in index order, stopping
+    at an unused one (LBADS 0: 1 byte as nvmeadm prints it, 0 here too),
+    and raises that to the controller's `min_block`; blkdev then reports
+    it only when it is at least the logical block (else the logical
+    block).  `lba_formats` are (data bytes, metadata bytes, relative
+    performance 0..3) in index order; formats with metadata may be
+    missing (nvmeadm shows them only with -v): they never win."""
+    if logical <= 0:
         raise SdtuneError("compute", "physical block size",
-                          "the LBA format in use (%d) is not one of the %d "
-                          "formats" % (in_use_index, len(lba_formats)))
-    best = lba_formats[in_use_index][0]
+                          "the logical block size is unknown")
+    best = logical
     last_rp = 3
     for data, metadata, rp in lba_formats:
-        if data == 0:
+        if data <= 1:
             break
         if metadata != 0 or rp >= last_rp:
             continue
         last_rp, best = rp, data
-    return max(best, min_block)
+    best = max(best, min_block)
+    return best if best >= logical else logical

@@ -180,35 +180,43 @@ def _comma_after(conf: ConfFile, pair_end: int, limit: int) -> Optional[int]:
     return None
 
 
-def _remove_pair(conf: ConfFile, clist: ConfigList, pair: Pair) -> str:
+def remove_group(conf: ConfFile, clist, first: int, size: int) -> str:
+    """The text without the `size` values of the list property
+    `clist.prop` from index `first` (an sd-config-list pair, an
+    nvme-config-list triplet) and their comma; comments stay.  The
+    list's last group takes the property with it."""
     text = conf.text
     vals = clist.prop.values
-    i = pair.index
-    if len(vals) == 2:
+    if len(vals) == size:
         return _remove_property(conf, clist)
-    last = 2 * i + 1 == len(vals) - 1
-    if last:
-        prev_end = vals[2 * i - 1].token.end
-        between = text[prev_end:pair.start]
+    start_at = vals[first].token.start
+    end_at = vals[first + size - 1].token.end
+    if first + size == len(vals):
+        prev_end = vals[first - 1].token.end
+        between = text[prev_end:start_at]
         if "#" not in between:
-            return _cut(conf, prev_end, pair.end)
-        comma = _comma_after(conf, prev_end, pair.start)
-        start = _line_start(text, pair.start)
+            return _cut(conf, prev_end, end_at)
+        comma = _comma_after(conf, prev_end, start_at)
+        start = _line_start(text, start_at)
         # The comma is before the cut, so its offset still holds.
-        text = _cut(conf, start, pair.end)
+        text = _cut(conf, start, end_at)
         return _splice(text, comma, comma + 1, "")
-    nxt = vals[2 * i + 2].token.start
-    comma = _comma_after(conf, pair.end, nxt)
-    start = _line_start(text, pair.start)
+    nxt = vals[first + size].token.start
+    comma = _comma_after(conf, end_at, nxt)
+    start = _line_start(text, start_at)
     end = comma + 1
     eol = text.find("\n", end)
     eol = len(text) if eol < 0 else eol
-    if text[end:eol].strip(" \t") == "" and start != pair.start:
+    if text[end:eol].strip(" \t") == "" and start != start_at:
         end = eol + 1
     else:
         while end < len(text) and text[end] in " \t":
             end += 1
     return _cut(conf, start, end)
+
+
+def _remove_pair(conf: ConfFile, clist: ConfigList, pair: Pair) -> str:
+    return remove_group(conf, clist, 2 * pair.index, 2)
 
 
 def _remove_property(conf: ConfFile, clist: ConfigList) -> str:

@@ -72,6 +72,32 @@ class TupleResult:
 
 # ---------------------------------------------------------------- numbers
 
+def scan_digits(text: str, i: int) -> Tuple[Optional[int], int]:
+    """The digits of a number at text[i:], as the kernel's ddi_strtol()
+    and ddi_strtoul() read them after any blanks and sign: the base from
+    the prefix (0x/0X hex when a hex digit follows, a leading 0 octal,
+    else decimal), then every digit of that base.  (value, index after
+    it); value None when there is no digit."""
+    if text[i:i + 1] != "0":
+        base = 10
+    elif text[i + 1:i + 2] in ("x", "X"):
+        base = 16
+    else:
+        base = 8
+    if base == 16 and text[i + 2:i + 3] and \
+            text[i + 2] in "0123456789abcdefABCDEF":
+        i += 2
+    start, value = i, 0
+    while i < len(text):
+        ch = text[i]
+        digit = int(ch, 36) if ch.isascii() and ch.isalnum() else 99
+        if digit >= base:
+            break
+        value = value * base + digit
+        i += 1
+    return (None if i == start else value), i
+
+
 def ddi_strtol(text: str) -> Tuple[Optional[int], str]:
     """ddi_strtol(text, &end, 0, &val): (value, rest) or (None, reason).
 
@@ -89,22 +115,8 @@ def ddi_strtol(text: str) -> Tuple[Optional[int], str]:
     if i < n and text[i] in "+-":
         neg = text[i] == "-"
         i += 1
-    if i < n and text[i] == "0":
-        base = 16 if text[i + 1:i + 2] in ("x", "X") else 8
-    else:
-        base = 10
-    if base == 16 and text[i + 2:i + 3] and \
-            text[i + 2] in "0123456789abcdefABCDEF":
-        i += 2
-    start, value = i, 0
-    while i < n:
-        ch = text[i]
-        digit = int(ch, 36) if ch.isascii() and ch.isalnum() else 99
-        if digit >= base:
-            break
-        value = value * base + digit
-        i += 1
-    if i == start:
+    value, i = scan_digits(text, i)
+    if value is None:
         return None, "no digits"
     if value > LONG_MAX + (1 if neg else 0):
         return None, "out of range"

@@ -67,9 +67,9 @@ def firmware_of(disk: Disk) -> str:
 
 def lba_formats(disk: Disk) -> List[Tuple[int, int, int]]:
     """(data bytes, metadata bytes, relative performance 0-3) of each
-    LBA format the namespace supports, in index order."""
+    LBA format nvmeadm showed for the namespace, in index order."""
     out = []
-    for f in disk.nvme.lba_formats:
+    for f in sorted(disk.nvme.lba_formats, key=lambda f: f.index):
         rp = f.relative_performance
         rp_int = RELATIVE_PERFORMANCE.index(rp) \
             if rp in RELATIVE_PERFORMANCE else 3
@@ -81,11 +81,16 @@ def reported_with(disk: Disk, minimum: int) -> Optional[int]:
     """What blkdev reports as the namespace's physical block size with
     the controller minimum `minimum`; None when its formats are
     unknown."""
-    if disk.nvme is None or not disk.nvme.lba_formats or \
-            disk.nvme.lba_format_in_use is None:
+    if disk.nvme is None or not disk.nvme.lba_formats:
         return None
-    return best_block_size(lba_formats(disk), disk.nvme.lba_format_in_use,
-                           minimum)
+    # The format in use has the namespace's logical block size (also
+    # when nvmeadm hid it: a format with metadata).
+    logical = disk.logical_block_bytes or next(
+        (f.data_bytes for f in disk.nvme.lba_formats
+         if f.index == disk.nvme.lba_format_in_use), None)
+    if not logical:
+        return None
+    return best_block_size(lba_formats(disk), logical, minimum)
 
 
 def set_model_tunables(text: str, model: str, settings: Dict[str, str]

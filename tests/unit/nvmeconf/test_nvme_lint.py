@@ -51,7 +51,34 @@ def test_not_multiple_of_three():
 def test_not_strings():
     sev, line, col, msg = one("nvme-config-list = 1, 2, 3;\n", "NVME-1002")
     assert (sev, line, col) == ("error", 1, 1)
-    assert "list of strings" in msg
+    assert msg == ("nvme-config-list here is not a list of strings: the "
+                   "driver passes over it, and there is no other list")
+    # A later list of strings is the one the driver uses.
+    sev, line, col, msg = one("nvme-config-list;\n" + entry(
+        "volatile-write-cache:off"), "NVME-1002")
+    assert (line, msg) == (1, "nvme-config-list here is not a list of "
+                           "strings: the driver passes over it and uses "
+                           "the list at line 2")
+    assert "NVME-1013" not in codes("nvme-config-list;\n" + entry(
+        "volatile-write-cache:off"))
+
+
+def test_a_global_without_a_value_is_zero():
+    sev, line, col, msg = one("volatile-write-cache-enable;\n",
+                              "NVME-1018")
+    assert (sev, line, col) == ("warning", 1, 1)
+    assert "the volatile write cache is DISABLED" in msg
+    sev, _, _, msg = one("ignore-unknown-vendor-status;\n", "NVME-1018")
+    assert "the setting is off" in msg
+    assert "NVME-1018" not in codes("volatile-write-cache-enable=1;\n")
+
+
+def test_a_string_global_is_passed_over_for_a_later_integer():
+    sev, line, col, msg = one('min-phys-block-size="4096";\n'
+                              'min-phys-block-size=4096;\n', "NVME-1015")
+    assert (sev, line, msg) == ("error", 1, "min-phys-block-size is a "
+                                "string: the driver passes over it and "
+                                "uses line 2's value")
 
 
 def test_malformed_tuple():

@@ -67,10 +67,28 @@ def test_list_not_multiple_of_three_ignored_whole():
     assert e.volatile_write_cache is True and e.matched == []
 
 
-def test_list_of_integers_ignored():
+def test_a_list_of_another_type_is_passed_over():
+    """The driver looks the list up as strings: an integer (or valueless)
+    nvme-config-list is passed over, and a later list of strings used."""
     clist = config_list(parse("nvme-config-list = 1, 2, 3;\n"))
-    assert clist.whole_list_ignored and not clist.usable
+    assert clist.prop is None and not clist.usable
+    assert len(clist.not_strings) == 1
     assert ev("nvme-config-list = 1, 2, 3;\n").matched == []
+    for first in ("nvme-config-list = 1;\n", "nvme-config-list;\n"):
+        text = first + nvme_list(MODEL, "", "min-phys-block-size:4096")
+        assert ev(text).min_phys_block_size == 4096
+
+
+def test_globals_are_looked_up_as_integers():
+    """A name without a value is an integer 0 (the cache DISABLED); a
+    string property of the name is passed over for a later integer."""
+    assert ev("volatile-write-cache-enable;\n").volatile_write_cache \
+        is False
+    assert ev("ignore-unknown-vendor-status;\n"
+              ).ignore_unknown_vendor_status is False
+    assert ev('min-phys-block-size="4096";\nmin-phys-block-size=4096;\n'
+              ).min_phys_block_size == 4096
+    assert ev('min-phys-block-size="4096";\n').min_phys_block_size == 512
 
 
 def test_first_list_is_used_second_shadowed():
@@ -231,28 +249,47 @@ def test_ddi_strtoul():
 
 def test_best_block_prefers_best_performance():
     formats = [(512, 0, 2), (4096, 0, 0)]
-    assert best_block_size(formats, 0, 512) == 4096
+    assert best_block_size(formats, 512, 512) == 4096
 
 
-def test_best_block_skips_metadata_and_stops_at_zero():
+def test_best_block_skips_metadata_and_stops_at_an_unused_format():
     formats = [(512, 0, 2), (4096, 8, 0), (0, 0, 0), (8192, 0, 0)]
-    assert best_block_size(formats, 0, 512) == 512
+    assert best_block_size(formats, 512, 512) == 512
+    # nvmeadm prints an unused format (LBADS 0) as 1 byte.
+    formats = [(4096, 0, 2), (1, 0, 0), (8192, 0, 0)]
+    assert best_block_size(formats, 4096, 512) == 4096
 
 
 def test_best_block_needs_strictly_better():
     formats = [(4096, 0, 1), (512, 0, 1)]
-    assert best_block_size(formats, 1, 512) == 4096
+    assert best_block_size(formats, 512, 512) == 4096
     formats = [(512, 0, 3)]          # Degraded is never < 3
-    assert best_block_size(formats, 0, 512) == 512
-    assert best_block_size([(512, 0, 3), (4096, 0, 3)], 1, 512) == 4096
+    assert best_block_size(formats, 512, 512) == 512
+    assert best_block_size([(512, 0, 3), (4096, 0, 3)], 4096, 512) == 4096
 
 
 def test_best_block_raised_to_minimum():
-    assert best_block_size([(512, 0, 0)], 0, 4096) == 4096
-    assert best_block_size([(8192, 0, 0)], 0, 4096) == 8192
+    assert best_block_size([(512, 0, 0)], 512, 4096) == 4096
+    assert best_block_size([(8192, 0, 0)], 8192, 4096) == 8192
 
 
-def test_best_block_bad_index():
+def test_blkdev_never_reports_less_than_the_logical_block():
+    """512 and 4096 both Best, the namespace formatted 4096: nvme's best
+    is 512, which blkdev does not take below the 4096-byte logical
+    block."""
+    assert best_block_size([(512, 0, 0), (4096, 0, 0)], 4096, 512) == 4096
+
+
+def test_formats_with_metadata_missing_change_nothing():
+    """nvmeadm without -v hides formats with metadata: the in-use
+    format is found by the logical block, not by a list position."""
+    every = [(512, 0, 2), (512, 8, 1), (4096, 0, 0), (4096, 64, 0)]
+    shown = [f for f in every if f[1] == 0]
+    assert best_block_size(every, 512, 512) == \
+        best_block_size(shown, 512, 512) == 4096
+
+
+def test_best_block_unknown_logical_block():
     with pytest.raises(SdtuneError) as e:
-        best_block_size([(512, 0, 0)], 3, 512)
+        best_block_size([(512, 0, 0)], 0, 512)
     assert str(e.value).startswith("cannot compute 'physical block size'")
