@@ -197,18 +197,18 @@ def check(app, old, new, recover=None, name="sd.conf"):
     if conf not in (old, new):
         return "%s is neither the old nor the new file" % name
     jdir = os.path.join(app.root, "var", "sdtune", "journal")
-    for name in os.listdir(jdir) if os.path.isdir(jdir) else []:
-        if name.endswith(".json"):
+    for entry in os.listdir(jdir) if os.path.isdir(jdir) else []:
+        if entry.endswith(".json"):
             try:
-                json.loads(read(os.path.join(jdir, name)))
+                json.loads(read(os.path.join(jdir, entry)))
             except ValueError:
-                return "journal entry %s unreadable" % name
+                return "journal entry %s unreadable" % entry
     proc = recover() if recover else sdtune(app, ["recover"])
     if proc.returncode != 0 or "Traceback" in proc.stderr:
         return "next run failed: %s" % proc.stderr.strip()
-    entries = [json.loads(read(os.path.join(jdir, name)))
-               for name in sorted(os.listdir(jdir))
-               if name.endswith(".json")] if os.path.isdir(jdir) else []
+    entries = [json.loads(read(os.path.join(jdir, entry)))
+               for entry in sorted(os.listdir(jdir))
+               if entry.endswith(".json")] if os.path.isdir(jdir) else []
     conf = read(os.path.join(app.root, "kernel", "drv", name))
     if conf not in (old, new):
         return "after recovery %s is neither old nor new" % name
