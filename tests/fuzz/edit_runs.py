@@ -1,13 +1,38 @@
-"""The command line and the worker pool that the driver.conf edit fuzzers
-share (fuzz_sdconf.py, fuzz_nvmeconf.py): COUNT inputs split over
---jobs processes, each with its own seed from --seed, and one summary
-line of what they counted."""
+"""What the driver.conf edit fuzzers share (fuzz_sdconf.py,
+fuzz_nvmeconf.py): the inputs they generate (random text, a seed file
+mutated, token soup) and the command line and worker pool: COUNT inputs
+split over --jobs processes, each with its own seed from --seed, and one
+summary line of what they counted."""
 
 import argparse
 import multiprocessing
 import os
 import time
 from typing import Callable, Tuple
+
+from hypothesis import strategies as st
+
+
+def inputs(seed_file: str, alphabet, tokens):
+    """Random text of `alphabet`, `seed_file` with up to six small
+    insertions, deletions or replacements, and runs of `tokens`."""
+    @st.composite
+    def mutated(draw):
+        text = seed_file
+        for _ in range(draw(st.integers(1, 6))):
+            i = draw(st.integers(0, len(text)))
+            op = draw(st.sampled_from(["insert", "delete", "replace"]))
+            chunk = draw(st.text(alphabet, min_size=1, max_size=4))
+            if op == "insert":
+                text = text[:i] + chunk + text[i:]
+            elif op == "delete":
+                text = text[:i] + text[i + len(chunk):]
+            else:
+                text = text[:i] + chunk + text[i + len(chunk):]
+        return text
+
+    return st.one_of(st.text(alphabet, max_size=300), mutated(),
+                     st.lists(tokens, max_size=40).map("".join))
 
 
 def main(label: str, worker: Callable[[Tuple[int, int]], dict]) -> int:

@@ -53,27 +53,7 @@ TOKENS = st.sampled_from([
     "name", '"nvme"', "parent", ':', '"' + "x" * 1030 + '"'])
 
 
-@st.composite
-def mutated(draw):
-    text = SEED_FILE
-    for _ in range(draw(st.integers(1, 6))):
-        i = draw(st.integers(0, len(text)))
-        op = draw(st.sampled_from(["insert", "delete", "replace"]))
-        chunk = draw(st.text(ALPHABET, min_size=1, max_size=4))
-        if op == "insert":
-            text = text[:i] + chunk + text[i:]
-        elif op == "delete":
-            text = text[:i] + text[i + len(chunk):]
-        else:
-            text = text[:i] + chunk + text[i + len(chunk):]
-    return text
-
-
-INPUTS = st.one_of(
-    st.text(ALPHABET, max_size=300),
-    mutated(),
-    st.lists(TOKENS, max_size=40).map("".join),
-)
+INPUTS = edit_runs.inputs(SEED_FILE, ALPHABET, TOKENS)
 MODELS = st.sampled_from(["Samsung SSD 970 EVO 1TB", "INTEL SSDPE2KX010T8",
                           "NEW MODEL", "x"])
 SETTINGS = st.dictionaries(

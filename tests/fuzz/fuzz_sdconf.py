@@ -55,27 +55,7 @@ TOKENS = st.sampled_from([
     '"' + "x" * 1030 + '"', ':', "*"])
 
 
-@st.composite
-def mutated(draw):
-    text = SEED_FILE
-    for _ in range(draw(st.integers(1, 6))):
-        i = draw(st.integers(0, len(text)))
-        op = draw(st.sampled_from(["insert", "delete", "replace"]))
-        chunk = draw(st.text(ALPHABET, min_size=1, max_size=4))
-        if op == "insert":
-            text = text[:i] + chunk + text[i:]
-        elif op == "delete":
-            text = text[:i] + text[i + len(chunk):]
-        else:
-            text = text[:i] + chunk + text[i + len(chunk):]
-    return text
-
-
-INPUTS = st.one_of(
-    st.text(ALPHABET, max_size=300),
-    mutated(),
-    st.lists(TOKENS, max_size=40).map("".join),
-)
+INPUTS = edit_runs.inputs(SEED_FILE, ALPHABET, TOKENS)
 KEYS = st.sampled_from(["ATA     INTEL SSDSC2BA40", "ATA     NEW MODEL X     ",
                         "VMware  Virtual disk", "HGST    HUS724040ALS640 "])
 SETTINGS = st.lists(st.sampled_from([

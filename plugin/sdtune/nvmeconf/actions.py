@@ -12,7 +12,7 @@ from ..sdconf.actions import Edit
 from ..sdconf.edit import EditError, NothingToUnset
 from ..sdconf.parser import ConfFile
 from . import edit as nvme_edit
-from .model import APPLIED, MALFORMED, apply_tuple, config_list, \
+from .model import APPLIED, MALFORMED, apply_tuple, as_word, config_list, \
     globals_of, strtok
 
 
@@ -64,19 +64,11 @@ def show_report(conf: ConfFile, path: str) -> dict:
     }
 
 
-def _word(value: object) -> str:
-    if value is True:
-        return "on"
-    if value is False:
-        return "off"
-    return str(value)
-
-
 def render_show(report: dict) -> str:
     """The `sdconf show` text of an nvme.conf's show_report()."""
     path, lst = report["file"], report["list"]
     lines = ["%s: nvme driver settings: %s" % (path, ", ".join(
-        "%s=%s%s" % (name, _word(g["value"]),
+        "%s=%s%s" % (name, as_word(g["value"]),
                      "" if g["source"] == "default" else
                      " (file)" if g["source"] == "file" else
                      " (file's value refused: %s)" % g["problem"])
@@ -99,7 +91,7 @@ def render_show(report: dict) -> str:
             t["index"], t["line"], width, '"%s"' % t["model"],
             ",".join(t["firmware"]) or "(any)",
             ",".join(t["tunables"]) or "(none)"))
-        driver = " ".join("%s=%s" % (k, _word(v))
+        driver = " ".join("%s=%s" % (k, as_word(v))
                           for k, v in t["driver"].items())
         lines.append("%13s nvme: %s" % ("", driver or "(no change)"))
         for ign in t["ignored"]:

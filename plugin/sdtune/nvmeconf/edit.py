@@ -14,14 +14,14 @@ model with any firmware gets exactly the values asked for.  Pure: no I/O.
 
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ..sdconf.edit import EditError, NothingToUnset, remove_group
+from ..sdconf.edit import (EditError, NothingToUnset, quote_string,
+                           remove_group, splice)
 from ..sdconf.lexer import NAME
 from ..sdconf.parser import ConfFile, parse
 from .model import (APPLIED, BOOLEAN_TUNABLES, DEFAULT_MIN_BLOCK,
                     MODEL_LEN, PROPERTY, RESET, TUNABLES, NvmeConfigList,
                     Triplet, config_list, evaluate, isp2, strtok)
 
-MAX_STRING = 1023
 # The largest minimum the driver's 32-bit n_min_block_size holds.
 MAX_MIN_BLOCK = 1 << 31
 _BOOLEAN_INPUT = {"on": "on", "off": "off", "true": "on", "false": "off"}
@@ -74,21 +74,6 @@ def check_settings(settings: Dict[str, str]) -> List[Tuple[str, str]]:
                                               MAX_MIN_BLOCK))
             out[name] = str(number)
     return [(n, out[n]) for n in TUNABLES if n in out]
-
-
-def _quote(content: str) -> str:
-    for ch in content:
-        if not " " <= ch <= "~" or ch in '"\\':
-            raise EditError("string %r contains %r, which sdtune will not "
-                            "rewrite; edit it by hand" % (content, ch))
-    if len(content) > MAX_STRING:
-        raise EditError("string longer than the kernel's %d-character limit"
-                        % MAX_STRING)
-    return '"%s"' % content
-
-
-def _splice(text: str, start: int, end: int, new: str) -> str:
-    return text[:start] + new + text[end:]
 
 
 def _tuple_name(text: str) -> Optional[str]:
@@ -147,7 +132,7 @@ def _targets(clist: NvmeConfigList, model: str) -> List[Triplet]:
 def _append_triplet(conf: ConfFile, clist: NvmeConfigList, model: str,
                     tunables: str) -> str:
     text = conf.text
-    new = '\t%s, "", %s' % (_quote(model), _quote(tunables))
+    new = '\t%s, "", %s' % (quote_string(model), quote_string(tunables))
     if clist.prop is None:
         if text and not text.endswith("\n"):
             text += "\n"
@@ -159,9 +144,9 @@ def _append_triplet(conf: ConfFile, clist: NvmeConfigList, model: str,
     # A comment after the last value stays with it: the new triplet
     # goes on the line after that comment.
     if "#" in text[last.end:min(semi, eol)]:
-        text = _splice(text, eol, eol, "\n" + new)
-        return _splice(text, last.end, last.end, ",")
-    return _splice(text, last.end, last.end, ",\n" + new)
+        text = splice(text, eol, eol, "\n" + new)
+        return splice(text, last.end, last.end, ",")
+    return splice(text, last.end, last.end, ",\n" + new)
 
 
 def _remove_triplet(conf: ConfFile, clist: NvmeConfigList,
@@ -175,7 +160,7 @@ def _replace_tunables(conf: ConfFile, clist: NvmeConfigList,
     if tunables == "":
         return _remove_triplet(conf, clist, triplet)
     tok = triplet.tunables_value.token
-    return _splice(conf.text, tok.start, tok.end, _quote(tunables))
+    return splice(conf.text, tok.start, tok.end, quote_string(tunables))
 
 
 def _raw(triplets: Sequence[Triplet]) -> List[Tuple[str, str, str]]:

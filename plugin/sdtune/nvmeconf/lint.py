@@ -18,6 +18,7 @@ from ..sdconf.lint import _check_integers as check_integers
 from ..sdconf.lint import _check_quotes as check_quotes
 from ..sdconf.parser import ConfFile, Diagnostic, parse
 from .model import (BOOLEAN_TUNABLES, BOOLEAN_WORDS, DEFAULT_MIN_BLOCK,
+                    as_word,
                     FWREV_LEN, GLOBAL_MIN_BLOCK, GLOBAL_WRITE_CACHE,
                     MIN_BLOCK, MODEL_LEN, TUNABLES, WRITE_CACHE,
                     NvmeConfigList, Triplet, config_list, ddi_strtoul,
@@ -85,7 +86,7 @@ def _check_globals(conf: ConfFile, out: List[Diagnostic]) -> None:
                      "%s is a string: the driver passes over it and uses "
                      "%s" % (name, "line %d's value" % conf.line_col(
                          used.start)[0] if used is not None else
-                         "its default, %s" % _word(origin.value)),
+                         "its default, %s" % as_word(origin.value)),
                      GLOBAL_NOT_INT)
         if used is not None and used.kind == "boolean" and \
                 name != GLOBAL_MIN_BLOCK:
@@ -101,14 +102,6 @@ def _check_globals(conf: ConfFile, out: List[Diagnostic]) -> None:
         _add(out, "error", origin.prop.start,
              "global min-phys-block-size %s: the driver uses %d"
              % (origin.problem, DEFAULT_MIN_BLOCK), GLOBAL_MIN_BLOCK_BAD)
-
-
-def _word(value: object) -> str:
-    if value is True:
-        return "on"
-    if value is False:
-        return "off"
-    return str(value)
 
 
 def _check_list(conf: ConfFile, clist: NvmeConfigList,

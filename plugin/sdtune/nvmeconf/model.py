@@ -47,6 +47,15 @@ RESET = "reset"              # a bad min-phys-block-size: back to 512
 MALFORMED = "malformed"      # no ':' or nothing before it: the list stops
 
 
+def as_word(value: object) -> str:
+    """A setting as nvme.conf writes it: on/off for a boolean."""
+    if value is True:
+        return "on"
+    if value is False:
+        return "off"
+    return str(value)
+
+
 def cstring(value: str) -> str:
     """What a C string of the property holds: up to its first NUL (a
     `\\0` escape in the file ends the string for the driver)."""

@@ -72,7 +72,9 @@ def check_key(key: str) -> None:
                             % ch)
 
 
-def _quote(content: str) -> str:
+def quote_string(content: str) -> str:
+    """`content` as a driver.conf string: refused when it holds what
+    sdtune will not write, or is longer than the kernel takes."""
     for ch in content:
         if not " " <= ch <= "~" or ch in '"\\':
             raise EditError("string %r contains %r, which sdtune will not "
@@ -144,7 +146,7 @@ def _join(items: List[Tuple[Optional[str], str]]) -> str:
     return ", ".join(text for _, text in items if text)
 
 
-def _splice(text: str, start: int, end: int, new: str) -> str:
+def splice(text: str, start: int, end: int, new: str) -> str:
     return text[:start] + new + text[end:]
 
 
@@ -200,7 +202,7 @@ def remove_group(conf: ConfFile, clist, first: int, size: int) -> str:
         start = _line_start(text, start_at)
         # The comma is before the cut, so its offset still holds.
         text = _cut(conf, start, end_at)
-        return _splice(text, comma, comma + 1, "")
+        return splice(text, comma, comma + 1, "")
     nxt = vals[first + size].token.start
     comma = _comma_after(conf, end_at, nxt)
     start = _line_start(text, start_at)
@@ -238,7 +240,7 @@ def _remove_property(conf: ConfFile, clist: ConfigList) -> str:
 def _append_pair(conf: ConfFile, clist: ConfigList, key: str,
                  tunables: str) -> str:
     text = conf.text
-    new_pair = "\t%s, %s" % (_quote(key), _quote(tunables))
+    new_pair = "\t%s, %s" % (quote_string(key), quote_string(tunables))
     if clist.prop is None:
         if text and not text.endswith("\n"):
             text += "\n"
@@ -251,14 +253,14 @@ def _append_pair(conf: ConfFile, clist: ConfigList, key: str,
     # A comment after the last value must stay with it, so the new pair
     # goes on the line after that comment.
     if "#" in text[last.end:min(semi, eol)]:
-        text = _splice(text, eol, eol, "\n" + new_pair)
-        return _splice(text, last.end, last.end, ",")
-    return _splice(text, last.end, last.end, ",\n" + new_pair)
+        text = splice(text, eol, eol, "\n" + new_pair)
+        return splice(text, last.end, last.end, ",")
+    return splice(text, last.end, last.end, ",\n" + new_pair)
 
 
 def _replace_tunables(conf: ConfFile, pair: Pair, tunables: str) -> str:
     tok = pair.tunables_value.token
-    return _splice(conf.text, tok.start, tok.end, _quote(tunables))
+    return splice(conf.text, tok.start, tok.end, quote_string(tunables))
 
 
 def _drop_names(conf: ConfFile, clist: ConfigList, pair: Pair,
