@@ -164,7 +164,10 @@ def test_classified_with_two_cpu_hogs(tmp_path, emulated_drive, cpu_hogs,
 def test_queue_depth_knee_from_reads_and_writes(tmp_path, emulated_drive):
     # channels / service time well below what this machine can push
     # through FUSE (tests/emu notes), so the drive, not the VM, saturates.
-    drive = emulated_drive("512e", "nonvolatile", channels=4, scale=60)
+    # scale 120: a 4 KiB I/O takes 4.1 ms, so FUSE's hand-offs (0.5-1 ms
+    # here, more on a busy host) leave no channel idle at QD 8; at scale
+    # 60 a slow host showed reads still growing from QD 8 to 16.
+    drive = emulated_drive("512e", "nonvolatile", channels=4, scale=120)
     app = appliance(tmp_path, [disk("c5t0d0", 0, drive.path, 512, True,
                                     "E0003")], phases="qd")
     res = certify(app, "c5t0d0")
