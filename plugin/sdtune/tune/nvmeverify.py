@@ -105,18 +105,19 @@ def verify_nvme_disk(conf: ConfFile, disk: Disk,
         pending.append("volatile write cache %s, nvme.conf asks %s" % (
             "enabled" if enabled else "disabled",
             "enabled" if cache else "disabled"))
+    ignored, asks = _ignored(ev), _asks(ev)
     if pending:
         state = DiskState(disk.name, key, "pending reboot", pending +
                           ["nvme reads nvme.conf when the controller "
                            "attaches: reboot"])
-    elif _ignored(ev):
-        state = DiskState(disk.name, key, "ignored by nvme", _ignored(ev))
-    elif not _asks(ev):
+    elif ignored:
+        state = DiskState(disk.name, key, "ignored by nvme", ignored)
+    elif not asks:
         state = DiskState(disk.name, key, "not matched",
                           ["blkdev reports the namespace's own best format"
                            ", %d B" % actual])
     else:
-        state = DiskState(disk.name, key, "applied", _asks(ev) + [
+        state = DiskState(disk.name, key, "applied", asks + [
             "blkdev reports %d B" % actual])
     if elsewhere is None:
         return state
@@ -131,7 +132,7 @@ def verify_nvme_disk(conf: ConfFile, disk: Disk,
                 "lost at reboot: the next boot reads %s (%s B instead of "
                 "%s B)" % (elsewhere.next_where, nxt, size)]
                 + state.details)
-    elif elsewhere.next_unknown and _asks(ev):
+    elif elsewhere.next_unknown and asks:
         return DiskState(disk.name, key, "not persistent",
                          ["lost at reboot: %s" % elsewhere.next_unknown]
                          + state.details)
