@@ -5,6 +5,10 @@
 #                reboot, audit, rollback (make demo-sdconf: the sd.conf
 #                tools alone)
 #   make check   install the test dependencies if needed, run every test
+#   make check-quick
+#                lint and the tests that need no emulated drive, no sshd
+#                and no Ansible (pytest markers, tests/marks.py): the
+#                edit-test loop, about a minute on 2 CPUs
 #   make bench   benchmarks, printed as times and ratios
 #   make fuzz    fuzz the sd.conf engine and every importer and parser,
 #                100,000 inputs each (about 15 minutes on 2 CPUs)
@@ -47,7 +51,7 @@ INST_SBIN = $(DESTDIR)$(PREFIX)/sbin
 INST_LIB = $(DESTDIR)$(PREFIX)/lib/sdtune
 INST_MAN = $(DESTDIR)$(PREFIX)/share/man
 
-.PHONY: all check deps test lint demo demo-sdconf bench fuzz faults clean install install-engine package
+.PHONY: all check check-quick deps test lint demo demo-sdconf bench fuzz faults clean install install-engine package
 
 all: engine
 
@@ -57,6 +61,12 @@ deps:
 	@PYTHON=$(PYTHON) sh tests/deps.sh
 
 check: deps engine lint test
+
+# The quick tier: a marker expression over what tests need (tests/marks.py).
+QUICK = not emu and not sshd and not ansible
+
+check-quick: deps engine lint
+	$(PYTEST) -q -n 2 --strict-markers -m "$(QUICK)" tests
 
 # The emulated-drive certification tests measure timing; paired rounds
 # make them robust under load, and they run first all the same, one at a

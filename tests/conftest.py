@@ -2,7 +2,13 @@
 run, which pytest would otherwise capture (the Ansible playbook's
 ok/changed counts per play, tests/ansible/test_playbook.py).  A test
 adds ("show", line) to its node's user_properties; pytest-xdist carries
-those to the process that prints the summary."""
+those to the process that prints the summary.  The markers of
+tests/marks.py (what a test needs: emu, sshd, ansible), registered here
+and handed to the helpers that check them."""
+
+import os
+
+from marks import ENV, MARKERS
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -16,3 +22,14 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("shown by the tests")
         for line in lines:
             terminalreporter.write_line(line)
+
+
+def pytest_configure(config):
+    for name, what in MARKERS.items():
+        config.addinivalue_line("markers", "%s: %s" % (name, what))
+
+
+def pytest_runtest_setup(item):
+    # What the helpers' needs() checks (tests/marks.py).
+    os.environ[ENV] = ",".join(sorted(
+        {m.name for m in item.iter_markers()} & set(MARKERS)))

@@ -23,7 +23,8 @@ from .commands.base import Env, Parser, tune_site
 from .config import Config, commands_for, load_config
 from .errors import (EXIT_FAILED, EXIT_SIGINT, EXIT_SIGTERM, RefusedError,
                      SdtuneError, UsageError)
-from .host import Host, RealHost, discard_stdout, guard_standard_fds
+from .host import (Host, RealHost, discard_stdout, guard_standard_fds,
+                   interrupt)
 
 HostFactory = Callable[[str, Config], Host]
 
@@ -152,6 +153,9 @@ def run_command_line() -> int:
     descriptors, signals, a standard output whose failure is exit 4."""
     guard_standard_fds()
     signal.signal(signal.SIGTERM, _on_sigterm)
+    # Engines and helpers are killed the instant a signal arrives, not
+    # when the main thread next runs (sdtune(8), SIGNALS).
+    interrupt.install()
     # A warning or error that cannot be written has nowhere else to go:
     # it must not turn into a traceback, nor stop a transaction.
     sys.stderr = GuardedOutput(sys.stderr)  # type: ignore[assignment]

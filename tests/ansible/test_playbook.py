@@ -24,7 +24,10 @@ import pytest
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, REPO)
 
+from marks import needs  # noqa: E402
 from tests.sim.appliance import Appliance  # noqa: E402
+
+pytestmark = pytest.mark.ansible
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 COLLECTION = os.path.join(REPO, "plugin", "ansible")
@@ -49,6 +52,7 @@ EXPECTED = [
 
 
 def ansible_playbook():
+    needs("ansible", "ansible-playbook")
     path = os.path.join(sysconfig.get_path("scripts"), "ansible-playbook")
     return path if os.path.exists(path) else shutil.which(
         "ansible-playbook")

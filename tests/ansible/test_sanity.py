@@ -22,6 +22,10 @@ import time
 
 import pytest
 
+from marks import needs
+
+pytestmark = pytest.mark.ansible
+
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 COLLECTION = os.path.join(REPO, "plugin", "ansible")
 MODULES = ("sdtune_info", "sdtune_records", "sdtune_tune")
@@ -46,6 +50,7 @@ PIP_VERSION = "24.2"
 
 
 def tool(name):
+    needs("ansible", name)
     path = os.path.join(sysconfig.get_path("scripts"), name)
     return path if os.path.exists(path) else shutil.which(name)
 

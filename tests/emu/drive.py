@@ -63,6 +63,13 @@ from dataclasses import dataclass, fields
 from typing import (Dict, Iterator, List, Mapping, Optional, Sequence,
                     Tuple, Union)
 
+# tests/marks.py, whichever way this module was imported (emu.drive,
+# tests.emu.drive, sshd, tests.ssh.sshd).
+_TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if _TESTS not in sys.path:
+    sys.path.insert(0, _TESTS)
+from marks import needs  # noqa: E402
+
 try:
     from .build import build_plugin, build_shim
 except ImportError:     # imported as a top-level module
@@ -357,6 +364,7 @@ class EmulatedDrive:
         """Serve and mount the drive; return the path of its disk file."""
         if self.path is not None:
             return self.path
+        needs("emu", "an emulated drive")
         plugin = build_plugin()
         shim = build_shim()
         self.tmpdir = tempfile.mkdtemp(prefix="sdemu-")

@@ -31,6 +31,8 @@ sys.path.insert(0, REPO)
 
 from tests.sim.appliance import Appliance  # noqa: E402
 
+pytestmark = pytest.mark.emu
+
 # The drive's logical size and what it really is (preset, native sector).
 PRESETS = [("512n", 512, 512), ("512e", 512, 4096), ("4kn", 4096, 4096),
            ("8k", 512, 8192), ("4k-rmw5", 512, 4096)]
@@ -124,6 +126,7 @@ def test_classified_idle(tmp_path, emulated_drive, preset, logical, native,
     assert [r["serial"] for r in listed["results"]] == ["E0001"]
 
 
+@pytest.mark.sshd
 def test_classified_over_ssh(tmp_path, emulated_drive):
     """`sdtune --host`: the same certification through a real OpenSSH
     server on 127.0.0.1, the engine measuring on the appliance's side

@@ -21,6 +21,8 @@ from .build import build_plugin, build_shim
 from .drive import (EmulatedDrive, PRESETS, child_processes, cpu_hogs,
                     leftovers)
 
+pytestmark = pytest.mark.emu
+
 KIB = 1024
 
 

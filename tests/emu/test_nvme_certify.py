@@ -19,12 +19,16 @@ import json
 import os
 import sys
 
+import pytest
+
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, REPO)
 
 from tests.sim.appliance import Appliance, scenario_path  # noqa: E402
 from tests.sim.testing import sdtune_checked as run  # noqa: E402
 from tests.sim.testing import sdtune_json as as_json  # noqa: E402
+
+pytestmark = pytest.mark.emu
 
 MODEL = "INTEL SSDPE2KX020T8"
 TANK = "c2t5CD2E4300C1A0100d0"

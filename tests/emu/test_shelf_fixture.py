@@ -17,6 +17,8 @@ from tests.emu.drive import leftovers  # noqa: E402
 from tests.emu.shelf import (Shelf, model_of, sd_key,  # noqa: E402
                              standard_mix)
 
+pytestmark = pytest.mark.emu
+
 
 def test_three_drives_listed_and_all_gone_after(tmp_path):
     mix = standard_mix(3)

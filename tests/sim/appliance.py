@@ -41,6 +41,7 @@ if __name__ == "__main__" and not __package__:
     __import__("tests.sim")
     __package__ = "tests.sim"
 
+from . import cmdserver  # noqa: E402
 from . import kernel  # noqa: E402
 from . import platform  # noqa: E402
 from . import rootfs  # noqa: E402
@@ -146,6 +147,12 @@ class Appliance:
 
     def _write_bin(self, state: Dict) -> None:
         os.makedirs(self.bin, exist_ok=True)
+        # Through this process's fork server when it runs (cmdserver.py:
+        # the same process per command, without a Python start each).
+        server = cmdserver.ensure_started()
+        runner = [sys.executable, FAKECMD]
+        if server is not None:
+            runner = [server.client, server.socket] + runner
         for cmd in COMMANDS:
             if not platform.has_command(state, cmd):
                 # bootparams exists only on SmartOS/Triton, beadm only
@@ -153,10 +160,10 @@ class Appliance:
                 continue
             path = os.path.join(self.bin, cmd)
             with open(path, "w") as f:
-                f.write("#!/bin/sh\nexec %s %s --state %s --argv0 \"$0\" "
-                        "%s \"$@\"\n" % (shlex.quote(sys.executable),
-                                         shlex.quote(FAKECMD),
-                                         shlex.quote(self.dir), cmd))
+                f.write("#!/bin/sh\nexec %s --state %s --argv0 \"$0\" "
+                        "%s \"$@\"\n" % (
+                            " ".join(shlex.quote(w) for w in runner),
+                            shlex.quote(self.dir), cmd))
             os.chmod(path, 0o755)
 
     def _write_config(self, state: Dict) -> None:

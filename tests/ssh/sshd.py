@@ -32,9 +32,17 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from typing import Dict, List, Optional, Sequence, Set
+
+# tests/marks.py, whichever way this module was imported (sshd,
+# tests.ssh.sshd).
+_TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if _TESTS not in sys.path:
+    sys.path.insert(0, _TESTS)
+from marks import needs  # noqa: E402
 
 SSHD = "/usr/sbin/sshd"
 SSH = "/usr/bin/ssh"
@@ -495,6 +503,7 @@ class Sshd:
         Retries with another port when the chosen one was taken."""
         if self.pid is not None:
             return self
+        needs("sshd", "a real sshd")
         for exe in (SSHD, SSH, SSH_KEYGEN):
             if not os.access(exe, os.X_OK):
                 raise SshdError("%s is missing (run tests/deps.sh)" % exe)

@@ -23,6 +23,8 @@ from tests.adversarial.support import inject_record  # noqa: E402
 from tests.e2e.plans import subset_plans  # noqa: E402
 from tests.sim.appliance import Appliance  # noqa: E402
 
+pytestmark = pytest.mark.sshd
+
 INTEL = "ATA     INTEL SSDSC2BA40"
 ENGINE = os.path.join(REPO, "plugin", "engine", "sdio")
 ENV = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,

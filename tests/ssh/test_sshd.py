@@ -18,6 +18,8 @@ import pytest
 
 from sshd import SSH
 
+pytestmark = pytest.mark.sshd
+
 # Generous: a loaded CI machine must not turn a slow login into a
 # failure.  A hung ssh ends the test through subprocess's timeout.
 TIMEOUT = 30.0

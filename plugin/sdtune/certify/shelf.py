@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence
 
 from ..errors import SdtuneError
-from ..host import Host
+from ..host import Host, interrupt
 from .certifier import Certification, Target
 from .records import CertRecord
 from .reports import StepResult
@@ -177,6 +177,7 @@ class Shelf:
         self._lock = threading.Lock()
         self._active: List[DriveState] = []
         self._stopping = threading.Event()
+        self._stop_ns: Optional[int] = None
         self._threads: List[threading.Thread] = []
 
     # -- what the caller sees ---------------------------------------------
@@ -198,36 +199,44 @@ class Shelf:
     def run(self) -> ShelfOutcome:
         """Measure every drive; a drive's failure is in its state, not
         raised.  Ctrl-C or SIGTERM (raised in this, the main, thread)
-        stops every engine and is raised again once the workers end."""
+        stops every engine and is raised again once the workers end; the
+        engines are killed as the signal arrives (host.interrupt), not
+        when this thread next runs."""
         outcome = ShelfOutcome(self.drives, self.jobs)
         try:
-            compare = self.jobs > 1
-            for drive in self.drives:
-                self._begin(drive, solo_probe=compare)
-            # Drive -> the phases to measure (None: all of them).
-            pending: Dict[int, Optional[List[str]]] = {
-                d.index: None for d in self.drives if d.state != "failed"}
-            jobs = self.jobs
-            while pending:
-                compare = jobs > 1 and len(pending) > 1
-                self._pass([self.drives[i] for i in pending], pending,
-                           jobs, compare)
-                again: Dict[int, Optional[List[str]]] = {
-                    d.index: list(d.affected) for d in self.drives
-                    if d.index in pending and d.affected and
-                    d.state != "failed"}
-                if not again:
-                    break
-                reruns = [(self.drives[i].target.arg, r) for i in again
-                          for r in self.drives[i].affected.values()]
-                jobs = fewer_jobs(min(jobs, len(again)),
-                                  max(r.slowdown for _, r in reruns))
-                outcome.passes.append((jobs, reruns))
-                pending = again
+            with interrupt.on_signal(lambda _signo: self.halt()):
+                self._run(outcome)
         except BaseException:
             self.stop()
             raise
         return outcome
+
+    def _run(self, outcome: ShelfOutcome) -> None:
+        """The passes: every drive's phases, then those a crowded host
+        may have decided, again with fewer drives at a time."""
+        compare = self.jobs > 1
+        for drive in self.drives:
+            self._begin(drive, solo_probe=compare)
+        # Drive -> the phases to measure (None: all of them).
+        pending: Dict[int, Optional[List[str]]] = {
+            d.index: None for d in self.drives if d.state != "failed"}
+        jobs = self.jobs
+        while pending:
+            compare = jobs > 1 and len(pending) > 1
+            self._pass([self.drives[i] for i in pending], pending,
+                       jobs, compare)
+            again: Dict[int, Optional[List[str]]] = {
+                d.index: list(d.affected) for d in self.drives
+                if d.index in pending and d.affected and
+                d.state != "failed"}
+            if not again:
+                break
+            reruns = [(self.drives[i].target.arg, r) for i in again
+                      for r in self.drives[i].affected.values()]
+            jobs = fewer_jobs(min(jobs, len(again)),
+                              max(r.slowdown for _, r in reruns))
+            outcome.passes.append((jobs, reruns))
+            pending = again
 
     def _begin(self, drive: DriveState, solo_probe: bool) -> None:
         """Look at the drive (its evidence, size and plan) and, when
@@ -392,13 +401,23 @@ class Shelf:
 
     # -- stopping -------------------------------------------------------------
 
-    def stop(self) -> None:
-        """Kill every engine process by PID (the host's, and its
-        workers') and wait (up to a few seconds) for the workers to see
-        it.  A drive not done has no record."""
-        self._stopping.set()
-        stop_ns = self.host.monotonic_ns()
+    def halt(self) -> None:
+        """Kill every engine process by PID now (the host's, and its
+        workers'), and start no other; from any thread: the signal
+        watcher calls it the instant Ctrl-C or SIGTERM arrives.  A drive
+        whose engine dies of it is stopped, not failed."""
+        with self._lock:
+            if self._stop_ns is None:
+                self._stop_ns = self.host.monotonic_ns()
+            self._stopping.set()
         self.host.stop_commands()
+
+    def stop(self) -> None:
+        """halt(), then wait (up to a few seconds) for the workers to see
+        it.  A drive not done has no record."""
+        self.halt()
+        stop_ns = self._stop_ns
+        assert stop_ns is not None
         for t in self._threads:
             t.join(3.0)
         for drive in self.drives:

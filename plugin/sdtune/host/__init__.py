@@ -10,6 +10,8 @@ appliance instead.
     wire   the framing of the engine's `sdio serve` protocol (pure)
     ssh    SshHost: an appliance over one SSH connection, through
            `sdio serve` running there
+    interrupt  the signal watcher: what SIGINT and SIGTERM kill at once,
+           whatever the main thread is doing
 """
 
 from .base import COMMAND_ENV, READ_LIMIT, CommandResult, Host

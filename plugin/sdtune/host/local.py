@@ -387,8 +387,11 @@ class RealHost(Host):
             elapsed_ns=time.monotonic_ns() - start)
 
     def stop_commands(self) -> List[int]:
+        # Set before waiting for the lock: threads that would start a
+        # command see it and let the lock go (no starting crowd can keep
+        # a stop waiting).
+        self._stopping = True
         with self._running_lock:
-            self._stopping = True
             killed = []
             for pid, proc in self._running.items():
                 # Not yet reaped (its thread is still in run()), so the
