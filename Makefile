@@ -29,7 +29,7 @@
 
 PYTHON ?= python3
 FUZZ_INPUTS ?= 100000
-PYTEST = PYTHONPATH=plugin $(PYTHON) -m pytest
+PYTEST = PYTHONPATH=plugin $(PYTHON) -m pytest --strict-markers
 
 # Installation.  DESTDIR is a staging root (empty: the running system);
 # PREFIX is where the programs go on the target.  The shipped defaults go
@@ -51,7 +51,7 @@ INST_SBIN = $(DESTDIR)$(PREFIX)/sbin
 INST_LIB = $(DESTDIR)$(PREFIX)/lib/sdtune
 INST_MAN = $(DESTDIR)$(PREFIX)/share/man
 
-.PHONY: all check check-quick deps test lint demo demo-sdconf bench fuzz faults clean install install-engine package
+.PHONY: all bytecode check check-quick deps test lint demo demo-sdconf bench fuzz faults clean install install-engine package
 
 all: engine
 
@@ -65,16 +65,25 @@ check: deps engine lint test
 # The quick tier: a marker expression over what tests need (tests/marks.py).
 QUICK = not emu and not sshd and not ansible
 
-check-quick: deps engine lint
-	$(PYTEST) -q -n 2 --strict-markers -m "$(QUICK)" tests
+check-quick: deps engine lint bytecode
+	$(PYTEST) -q -n 4 -m "$(QUICK)" tests
 
-# The emulated-drive certification tests measure timing; paired rounds
-# make them robust under load, and they run first all the same, one at a
-# time, so that a failure there is seen early.  The others run two at a
-# time (pytest-xdist), one per CPU of the 2-CPU CI machine.
-test:
-	$(PYTEST) -q tests/emu
-	$(PYTEST) -q -n 2 --ignore=tests/emu tests
+# Bytecode for the package and the tests, written once per change of a
+# source: the launcher (-B) and the simulated appliance's commands never
+# write it, nor does any Python where PYTHONDONTWRITEBYTECODE is set, so
+# without it every sdtune a test runs compiles the package again.
+bytecode:
+	@$(PYTHON) -m compileall -q plugin tests >/dev/null
+
+# The emulated-drive certification tests (marker emu, tests/marks.py)
+# measure timing; paired rounds make them robust under load, and they run
+# first all the same, one at a time, so that a failure there is seen
+# early.  The others run four at a time (pytest-xdist) on the 2-CPU CI
+# machine: most of their time is spent waiting on the processes they
+# run, not computing.
+test: bytecode
+	$(PYTEST) -q -m emu tests
+	$(PYTEST) -q -n 4 -m "not emu" tests
 
 lint:
 	shellcheck -s ksh bin/sdtune

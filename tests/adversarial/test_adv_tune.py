@@ -7,8 +7,10 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -558,10 +560,14 @@ def test_D4_sdconf_write_during_an_apply_is_refused(tmp_path):
     real = [line.split("=", 1)[1].strip() for line in open(app.config)
             if line.strip().startswith("update_drv")][0]
     marker = str(tmp_path / "started")
+    release = str(tmp_path / "release")
     slow = str(tmp_path / "update_drv")
+    # update_drv holds the apply (and its lock) until the test has tried
+    # its write, however long that takes (at most 60 s), not a fixed 4 s.
     with open(slow, "w") as f:
-        f.write('#!/bin/sh\n: > %s\nsleep 4\nexec %s "$@"\n'
-                % (marker, real))
+        f.write('#!/bin/sh\n: > %s\ni=0\nwhile [ ! -e %s ] && '
+                '[ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done\n'
+                'exec %s "$@"\n' % (marker, release, real))
     os.chmod(slow, 0o755)
     cfg = config_with(app, str(tmp_path / "slow.conf"), update_drv=slow)
     env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
@@ -571,13 +577,14 @@ def test_D4_sdconf_write_during_an_apply_is_refused(tmp_path):
                           "apply", "--yes"], env=env,
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                          stdin=subprocess.DEVNULL)
-    import time
     end = time.time() + 30
     while not os.path.exists(marker):
         assert time.time() < end
         time.sleep(0.05)
     proc = run(app, "sdconf", "set", app.sd_conf, "--vid", "ATA", "--pid",
                "TEST", "disksort=false", "--write")
+    with open(release, "w"):
+        pass
     assert proc.returncode == 3, proc.stderr
     assert "locked" in proc.stderr
     assert p.wait(timeout=60) == 0
@@ -586,6 +593,63 @@ def test_D4_sdconf_write_during_an_apply_is_refused(tmp_path):
     assert hist["entries"][-1]["new_sha256"] == hashlib.sha256(
         sd_conf_bytes(app)).hexdigest()
     assert run(app, "rollback", "--last", "--yes").returncode == 0
+
+
+@pytest.mark.parametrize("signo", [signal.SIGINT, signal.SIGTERM])
+def test_signal_during_apply_kills_its_helper_in_time(tmp_path, signo):
+    """sdtune(8): a helper that apply runs (update_drv, here one that
+    would wait a minute) is killed within a second of Ctrl-C or SIGTERM,
+    and the next command finds the change recovered."""
+    app = build(tmp_path)
+    inject_record(app, INTEL, {"physical-block-size": 4096})
+    real = [line.split("=", 1)[1].strip() for line in open(app.config)
+            if line.strip().startswith("update_drv")][0]
+    pidfile = str(tmp_path / "helper.pid")
+    slow = str(tmp_path / "update_drv")
+    with open(slow, "w") as f:
+        f.write('#!/bin/sh\necho $$ > %s.tmp\nmv %s.tmp %s\n'
+                'i=0\nwhile [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); '
+                'done\nexec %s "$@"\n' % (pidfile, pidfile, pidfile, real))
+    os.chmod(slow, 0o755)
+    cfg = config_with(app, str(tmp_path / "slow.conf"), update_drv=slow)
+    from tests.adversarial.support import LAUNCHER
+    p = subprocess.Popen([LAUNCHER, "-R", app.root, "--config", cfg,
+                          "apply", "--yes"], env={
+                              "PATH": "/usr/bin:/bin",
+                              "SDTUNE_PYTHON": sys.executable,
+                              "SDTUNE_ZONENAME_CMD": "/nonexistent"},
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         stdin=subprocess.DEVNULL, text=True)
+    try:
+        end = time.monotonic() + 30
+        while not os.path.exists(pidfile):
+            assert time.monotonic() < end and p.poll() is None
+            time.sleep(0.02)
+        helper = int(open(pidfile).read())
+        p.send_signal(signo)
+        sent = time.monotonic()
+        while alive(helper):
+            assert time.monotonic() - sent < 1.0, "helper alive after 1 s"
+            time.sleep(0.01)
+        err = p.communicate(timeout=30)[1]
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 128 + signo, err
+    assert "interrupted by %s" % signo.name in err
+    assert "Traceback" not in err
+    assert run(app, "recover").returncode == 0
+
+
+def alive(pid):
+    """Whether ``pid`` runs (a zombie, killed and not yet reaped, does
+    not)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def test_D4_sdconf_write_on_a_copy_is_not_journalled(tmp_path):

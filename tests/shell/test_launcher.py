@@ -54,8 +54,9 @@ def test_exit_status_and_arguments_pass_through(tmp_path):
     assert proc.returncode == 7
     lines = proc.stdout.splitlines()
     args = [x[4:] for x in lines if x.startswith("arg=")]
-    # python -I -B -c BOOTSTRAP PLUGINDIR, then the arguments unchanged.
-    assert args[:3] == ["-I", "-B", "-c"]
+    # python -I -S -B -c BOOTSTRAP PLUGINDIR, then the arguments
+    # unchanged.
+    assert args[:4] == ["-I", "-S", "-B", "-c"]
     assert "runpy.run_module(\"sdtune\"" in "\n".join(lines)
     assert os.path.join(REPO, "plugin") in args
     i = args.index(os.path.join(REPO, "plugin"))
