@@ -240,6 +240,11 @@ def count_steps(remote: Remote, args: Sequence[str]) -> List[Tuple[str, int]]:
     if proc.returncode != 0:
         raise RuntimeError("the counting run of %s failed: %s"
                            % (" ".join(args), proc.stderr.strip()))
+    if not log.strip():
+        # A campaign of no step would pass without trying anything.
+        raise RuntimeError("the counting run of %s traced no engine call "
+                           "(is sdio serve the wrapper's own process?)"
+                           % " ".join(args))
     seen: Dict[str, int] = {}
     steps = []
     for line in log.splitlines():

@@ -150,15 +150,17 @@ class Appliance:
         # Through this process's fork server when it runs (cmdserver.py:
         # the same process per command, without a Python start each).
         server = cmdserver.ensure_started()
-        runner = [sys.executable, FAKECMD]
-        if server is not None:
-            runner = [server.client, server.socket] + runner
+        script = [sys.executable, FAKECMD]
         for cmd in COMMANDS:
             if not platform.has_command(state, cmd):
                 # bootparams exists only on SmartOS/Triton, beadm only
                 # off them: no wrapper, as on the real system.
                 continue
             path = os.path.join(self.bin, cmd)
+            # Not sdio: it execs the real engine, which must stay the
+            # wrapper's own process (strace, kill by PID, make faults).
+            runner = [server.client, server.socket] + script \
+                if server is not None and cmd != "sdio" else script
             with open(path, "w") as f:
                 f.write("#!/bin/sh\nexec %s --state %s --argv0 \"$0\" "
                         "%s \"$@\"\n" % (
