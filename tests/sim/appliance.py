@@ -46,6 +46,7 @@ from . import kernel  # noqa: E402
 from . import platform  # noqa: E402
 from . import rootfs  # noqa: E402
 from . import scenario as scn  # noqa: E402
+from . import sdio  # noqa: E402
 
 SIM_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(SIM_DIR))
@@ -157,15 +158,13 @@ class Appliance:
                 # off them: no wrapper, as on the real system.
                 continue
             path = os.path.join(self.bin, cmd)
-            # Not sdio: it execs the real engine, which must stay the
-            # wrapper's own process (strace, kill by PID, make faults).
-            runner = [server.client, server.socket] + script \
-                if server is not None and cmd != "sdio" else script
+            runner = "%s --state %s --argv0 \"$0\" %s" % (
+                " ".join(shlex.quote(w) for w in (
+                    [server.client, server.socket] if server else [])
+                    + script), shlex.quote(self.dir), cmd)
             with open(path, "w") as f:
-                f.write("#!/bin/sh\nexec %s --state %s --argv0 \"$0\" "
-                        "%s \"$@\"\n" % (
-                            " ".join(shlex.quote(w) for w in runner),
-                            shlex.quote(self.dir), cmd))
+                f.write("#!/bin/sh\n" + (sdio.wrapper(runner) if cmd == "sdio"
+                                         else "exec %s \"$@\"\n" % runner))
             os.chmod(path, 0o755)
 
     def _write_config(self, state: Dict) -> None:
