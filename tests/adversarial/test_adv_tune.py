@@ -14,10 +14,10 @@ import time
 
 import pytest
 
-from tests.adversarial.support import (INTEL, INTEL_DISK, build, config_with,
-                                       failing, inject_record, journal_dir,
-                                       mode_of, no_traceback, run,
-                                       sd_conf_bytes)
+from tests.adversarial.support import (INTEL, INTEL_DISK, LAUNCHER, build,
+                                       config_with, failing, inject_record,
+                                       journal_dir, mode_of, no_traceback,
+                                       run, sd_conf_bytes)
 from tests.sim.appliance import Appliance
 from tests.sim.testing import INTEL as INTEL_SPEC, facts_host, open_to_others
 
@@ -554,33 +554,45 @@ def test_D4_sdconf_write_on_the_live_file_is_a_transaction(tmp_path):
     assert b"disksort:false" not in sd_conf_bytes(app)
 
 
-def test_D4_sdconf_write_during_an_apply_is_refused(tmp_path):
+def apply_with_update_drv(tmp_path, before_it):
+    """An appliance with a plan to apply and a config whose update_drv
+    first runs the shell lines ``before_it``, then the simulator's; and
+    `apply --yes` started with that config (the process)."""
     app = build(tmp_path)
     inject_record(app, INTEL, {"physical-block-size": 4096})
     real = [line.split("=", 1)[1].strip() for line in open(app.config)
             if line.strip().startswith("update_drv")][0]
-    marker = str(tmp_path / "started")
-    release = str(tmp_path / "release")
     slow = str(tmp_path / "update_drv")
-    # update_drv holds the apply (and its lock) until the test has tried
-    # its write, however long that takes (at most 60 s), not a fixed 4 s.
     with open(slow, "w") as f:
-        f.write('#!/bin/sh\n: > %s\ni=0\nwhile [ ! -e %s ] && '
-                '[ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done\n'
-                'exec %s "$@"\n' % (marker, release, real))
+        f.write('#!/bin/sh\n%s\nexec %s "$@"\n' % (before_it, real))
     os.chmod(slow, 0o755)
     cfg = config_with(app, str(tmp_path / "slow.conf"), update_drv=slow)
     env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
            "SDTUNE_ZONENAME_CMD": "/nonexistent"}
-    from tests.adversarial.support import LAUNCHER
-    p = subprocess.Popen([LAUNCHER, "-R", app.root, "--config", cfg,
-                          "apply", "--yes"], env=env,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                         stdin=subprocess.DEVNULL)
-    end = time.time() + 30
-    while not os.path.exists(marker):
-        assert time.time() < end
-        time.sleep(0.05)
+    proc = subprocess.Popen([LAUNCHER, "-R", app.root, "--config", cfg,
+                             "apply", "--yes"], env=env,
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                            text=True)
+    return app, proc
+
+
+def wait_for_file(path, proc):
+    end = time.monotonic() + 30
+    while not os.path.exists(path):
+        assert time.monotonic() < end and proc.poll() is None
+        time.sleep(0.02)
+
+
+def test_D4_sdconf_write_during_an_apply_is_refused(tmp_path):
+    marker = str(tmp_path / "started")
+    release = str(tmp_path / "release")
+    # update_drv holds the apply (and its lock) until the test has tried
+    # its write, however long that takes (at most 60 s), not a fixed 4 s.
+    app, p = apply_with_update_drv(
+        tmp_path, ': > %s\ni=0\nwhile [ ! -e %s ] && [ $i -lt 1200 ]; do '
+        'sleep 0.05; i=$((i+1)); done' % (marker, release))
+    wait_for_file(marker, p)
     proc = run(app, "sdconf", "set", app.sd_conf, "--vid", "ATA", "--pid",
                "TEST", "disksort=false", "--write")
     with open(release, "w"):
@@ -600,31 +612,13 @@ def test_signal_during_apply_kills_its_helper_in_time(tmp_path, signo):
     """sdtune(8): a helper that apply runs (update_drv, here one that
     would wait a minute) is killed within a second of Ctrl-C or SIGTERM,
     and the next command finds the change recovered."""
-    app = build(tmp_path)
-    inject_record(app, INTEL, {"physical-block-size": 4096})
-    real = [line.split("=", 1)[1].strip() for line in open(app.config)
-            if line.strip().startswith("update_drv")][0]
     pidfile = str(tmp_path / "helper.pid")
-    slow = str(tmp_path / "update_drv")
-    with open(slow, "w") as f:
-        f.write('#!/bin/sh\necho $$ > %s.tmp\nmv %s.tmp %s\n'
-                'i=0\nwhile [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); '
-                'done\nexec %s "$@"\n' % (pidfile, pidfile, pidfile, real))
-    os.chmod(slow, 0o755)
-    cfg = config_with(app, str(tmp_path / "slow.conf"), update_drv=slow)
-    from tests.adversarial.support import LAUNCHER
-    p = subprocess.Popen([LAUNCHER, "-R", app.root, "--config", cfg,
-                          "apply", "--yes"], env={
-                              "PATH": "/usr/bin:/bin",
-                              "SDTUNE_PYTHON": sys.executable,
-                              "SDTUNE_ZONENAME_CMD": "/nonexistent"},
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                         stdin=subprocess.DEVNULL, text=True)
+    app, p = apply_with_update_drv(
+        tmp_path, 'echo $$ > %s.tmp\nmv %s.tmp %s\ni=0\nwhile [ $i -lt '
+        '1200 ]; do sleep 0.05; i=$((i+1)); done'
+        % (pidfile, pidfile, pidfile))
     try:
-        end = time.monotonic() + 30
-        while not os.path.exists(pidfile):
-            assert time.monotonic() < end and p.poll() is None
-            time.sleep(0.02)
+        wait_for_file(pidfile, p)
         helper = int(open(pidfile).read())
         p.send_signal(signo)
         sent = time.monotonic()

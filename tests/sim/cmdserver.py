@@ -46,16 +46,7 @@ import tempfile
 import traceback
 from typing import List, Optional
 
-if __name__ == "__main__" and not __package__:
-    # As fakecmd.py: tests/sim must not be on the path.
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") !=
-                   os.path.dirname(os.path.abspath(__file__))]
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__)))))
-    __import__("tests.sim")
-    __package__ = "tests.sim"
-
-from . import fakecmd  # noqa: E402
+from . import fakecmd
 
 # Every command's module, loaded once here so that no worker imports it
 # (fakecmd imports them as each command needs them).
