@@ -17,7 +17,7 @@ from tests.adversarial.support import (INTEL, LAUNCHER, build, config_with,
                                        inject_record, journal_dir,
                                        no_traceback, run, script,
                                        sd_conf_bytes)
-from tests.sim.testing import open_to_others
+from tests.sim.testing import as_foreground, open_to_others
 
 PLUGIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                       "..", "plugin")
@@ -124,8 +124,9 @@ def test_W8_full_stdout_after_a_successful_apply(tmp_path):
 
 def test_W8_reader_going_away_is_quiet(tmp_path):
     app = build("jbod" and tmp_path, "jbod-240")
-    p = subprocess.Popen([LAUNCHER, "-R", app.root, "--config", app.config,
-                          "disks"], env=ENV, stdout=subprocess.PIPE,
+    p = subprocess.Popen(as_foreground(
+        [LAUNCHER, "-R", app.root, "--config", app.config,
+         "disks"]), env=ENV, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
     p.stdout.readline()
     p.stdout.close()
@@ -164,8 +165,9 @@ def test_T11_D9_signal_during_update_drv_says_half_done(tmp_path, signo,
     app = build(tmp_path)
     inject_record(app, INTEL, {"physical-block-size": 4096})
     cfg, marker = slow_update_drv(app, tmp_path)
-    p = subprocess.Popen([LAUNCHER, "-R", app.root, "--config", cfg,
-                          "apply", "--yes"], env=ENV,
+    p = subprocess.Popen(as_foreground(
+        [LAUNCHER, "-R", app.root, "--config", cfg,
+         "apply", "--yes"]), env=ENV,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          stdin=subprocess.DEVNULL, text=True)
     wait_for(marker)
@@ -188,8 +190,9 @@ def test_T11_signal_before_any_change_says_so(tmp_path):
     cfg = config_with(app, str(tmp_path / "slowmdb.conf"), mdb=slow)
     inject_record(app, INTEL, {"physical-block-size": 4096})
     before = sd_conf_bytes(app)
-    p = subprocess.Popen([LAUNCHER, "-R", app.root, "--config", cfg,
-                          "apply", "--yes"], env=ENV,
+    p = subprocess.Popen(as_foreground(
+        [LAUNCHER, "-R", app.root, "--config", cfg,
+         "apply", "--yes"]), env=ENV,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          stdin=subprocess.DEVNULL, text=True)
     time.sleep(1.5)
@@ -277,8 +280,9 @@ def on_a_terminal(app, *args):
     process and the master end."""
     import pty
     master, slave = pty.openpty()
-    p = subprocess.Popen([LAUNCHER, "-R", app.root, "--config", app.config,
-                          *args], env=ENV, stdin=slave, stdout=slave,
+    p = subprocess.Popen(as_foreground(
+        [LAUNCHER, "-R", app.root, "--config", app.config,
+         *args]), env=ENV, stdin=slave, stdout=slave,
                          stderr=subprocess.PIPE, text=True)
     os.close(slave)
     return p, master
@@ -334,8 +338,9 @@ def test_T11_ctrl_c_during_certify_stops_the_engine(tmp_path):
     cfg = config_with(app, str(tmp_path / "c.conf"), sdio=sdio)
     target = tmp_path / "scratch.img"
     target.write_bytes(b"\0" * 65536)
-    p = subprocess.Popen([LAUNCHER, "-R", app.root, "--config", cfg,
-                          "certify", str(target), "--confirm", str(target)],
+    p = subprocess.Popen(as_foreground(
+        [LAUNCHER, "-R", app.root, "--config", cfg,
+         "certify", str(target), "--confirm", str(target)]),
                          env=ENV, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                          text=True)

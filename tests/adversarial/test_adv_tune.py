@@ -19,7 +19,8 @@ from tests.adversarial.support import (INTEL, INTEL_DISK, LAUNCHER, build,
                                        journal_dir, mode_of, no_traceback,
                                        run, sd_conf_bytes)
 from tests.sim.appliance import Appliance
-from tests.sim.testing import INTEL as INTEL_SPEC, facts_host, open_to_others
+from tests.sim.testing import INTEL as INTEL_SPEC, as_foreground, facts_host
+from tests.sim.testing import open_to_others
 
 
 def ashift9_app(tmp_path) -> Appliance:
@@ -569,8 +570,9 @@ def apply_with_update_drv(tmp_path, before_it):
     cfg = config_with(app, str(tmp_path / "slow.conf"), update_drv=slow)
     env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
            "SDTUNE_ZONENAME_CMD": "/nonexistent"}
-    proc = subprocess.Popen([LAUNCHER, "-R", app.root, "--config", cfg,
-                             "apply", "--yes"], env=env,
+    proc = subprocess.Popen(as_foreground([LAUNCHER, "-R", app.root,
+                                           "--config", cfg, "apply",
+                                           "--yes"]), env=env,
                             stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                             text=True)

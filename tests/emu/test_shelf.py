@@ -20,6 +20,7 @@ import time
 import pytest
 
 from .shelf import Shelf, model_of, sd_key, standard_mix
+from tests.sim.testing import as_foreground
 
 pytestmark = pytest.mark.emu
 
@@ -226,6 +227,16 @@ def killed(pid):
         any(mask & SIGKILL_BIT for mask in pending)
 
 
+def signal_state(pid):
+    """The signals a process blocks and ignores (/proc status masks)."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            return ", ".join(line.strip() for line in f
+                             if line.startswith(("SigBlk", "SigIgn")))
+    except OSError:
+        return "gone"
+
+
 def described(pids):
     """What a failure says of each PID: state, flags, signals pending."""
     return "; ".join("%d %s" % (p, look(p)) for p in pids)
@@ -246,10 +257,12 @@ def test_signal_mid_shelf_kills_every_engine(signo, code, drives, crowd,
         env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
                "SDTUNE_ZONENAME_CMD": "/nonexistent"}
         names = shelf.names
-        proc = subprocess.Popen(
+        # As a terminal's foreground job: SIGINT at its default, even
+        # when this test run inherited it ignored.
+        proc = subprocess.Popen(as_foreground(
             [os.path.join(REPO, "bin", "sdtune"), "-R", shelf.app.root,
              "--config", shelf.app.config, "certify", *names, "--confirm",
-             *names], env=env, stdin=subprocess.DEVNULL,
+             *names]), env=env, stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             start_new_session=True)
         try:
@@ -280,7 +293,8 @@ def test_signal_mid_shelf_kills_every_engine(signo, code, drives, crowd,
                     break
                 assert time.monotonic() - sent < 1.0, (
                     "engines not killed 1 s after the signal "
-                    "(pid (state, flags, pending)): %s" % described(left))
+                    "(pid (state, flags, pending)): %s; sdtune %s" % (
+                        described(left), signal_state(proc.pid)))
                 time.sleep(0.02)
             # ... and then gone: none survives.
             while True:

@@ -10,6 +10,7 @@ changed, its idle spare, and an operator's hand edit of an sd.conf copy.
 import copy
 import json
 import os
+import sys
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from . import fakecmd
@@ -180,3 +181,21 @@ def sdtune_json(app: Appliance, *args: str) -> Dict:
     proc = sdtune_checked(app, *args, "-o", "json")
     assert proc.returncode in (0, 1), proc.stderr
     return json.loads(proc.stdout)
+
+
+# Ctrl-C reaches a command run in the foreground of a terminal, where
+# SIGINT is at its default.  A test run started in the background by a
+# shell without job control (a CI script, `make check &`) inherits SIGINT
+# ignored, and so would the sdtune it starts: Python then leaves it
+# ignored, as it should, and a SIGINT test would test nothing.  This
+# prefix execs the command (same PID) with SIGINT at its default.
+AS_FOREGROUND = [sys.executable, "-c",
+                 "import os, signal, sys; "
+                 "signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                 "os.execv(sys.argv[1], sys.argv[1:])"]
+
+
+def as_foreground(argv: List[str]) -> List[str]:
+    """argv, run as a terminal's foreground job would be (SIGINT at its
+    default whatever this test run inherited)."""
+    return AS_FOREGROUND + list(argv)
