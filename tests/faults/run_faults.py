@@ -51,6 +51,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -338,6 +339,10 @@ def over_ssh(app, sshd, work, label, args, old, new, mode):
 
 
 def main() -> int:
+    # The injected Ctrl-C must reach sdtune, which keeps SIGINT ignored
+    # when started so (make faults as a script's background job): a
+    # handled signal is reset to its default in every child.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true",
                     help="first, middle and last call of each kind only "

@@ -25,6 +25,8 @@ CHILD = r"""
 import os, signal, sys, threading, time
 from sdtune.host import interrupt
 
+# As in a terminal's foreground, whatever this test run inherited.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 signal.signal(signal.SIGTERM, lambda s, f: sys.exit(3))
 interrupt.install()
 
@@ -93,6 +95,7 @@ def test_no_hook_without_install():
     child = (
         "import signal, sys, time\n"
         "from sdtune.host import interrupt\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "called = []\n"
         "with interrupt.on_signal(called.append):\n"
         "    try:\n"
