@@ -153,8 +153,9 @@ def run_command_line() -> int:
     descriptors, signals, a standard output whose failure is exit 4."""
     guard_standard_fds()
     signal.signal(signal.SIGTERM, _on_sigterm)
-    # Engines and helpers are killed the instant a signal arrives, not
-    # when the main thread next runs (sdtune(8), SIGNALS).
+    # Work that registers a stop hook (a shelf's engines) is killed the
+    # instant a signal arrives, not when the main thread next runs
+    # (sdtune(8), certify and EXIT STATUS).
     interrupt.install()
     # A warning or error that cannot be written has nowhere else to go:
     # it must not turn into a traceback, nor stop a transaction.
