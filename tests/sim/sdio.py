@@ -18,8 +18,9 @@ from typing import Dict, Optional, Tuple
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 ENGINE = os.path.join(REPO, "plugin", "engine", "sdio")
-# What the simulator answers itself; everything else is the engine's.
-SIMULATED = ("scsi",)
+# The one use the simulator answers itself (scsi()); every other use
+# is the engine's.
+SIMULATED = "scsi"
 _NAME = re.compile(r"^(c[0-9]+(?:t[0-9A-Fa-f]+)?d[0-9]+)(?:[sp][0-9]+)?$")
 
 
@@ -95,14 +96,14 @@ def scsi(state: Dict, args) -> Tuple[str, str, int]:
 def wrapper(runner: str) -> str:
     """The body of bin/sdio: the engine itself, straight from the shell
     (no Python first, and the engine is the wrapper's own process, as
-    make faults' strace and kills need), but for the SIMULATED uses,
+    make faults' strace and kills need), but for the SIMULATED use,
     which ``runner`` (fakecmd) answers."""
     return ("case $1 in\n%s) exec %s \"$@\" ;;\nesac\nexec %s \"$@\"\n"
-            % ("|".join(SIMULATED), runner, shlex.quote(ENGINE)))
+            % (SIMULATED, runner, shlex.quote(ENGINE)))
 
 
 def main(state: Dict, args) -> Tuple[str, str, int]:
-    if args and args[0] in SIMULATED:
+    if args and args[0] == SIMULATED:
         return scsi(state, args[1:])
     os.execv(ENGINE, [ENGINE] + list(args))
     raise AssertionError("not reached")

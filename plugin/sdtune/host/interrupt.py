@@ -56,10 +56,6 @@ class _Watcher:
         threading.Thread(target=self._watch, name="sdtune-signals",
                          daemon=True).start()
 
-    @property
-    def installed(self) -> bool:
-        return self._installed
-
     def _watch(self) -> None:
         assert self._read_fd is not None
         # Never this thread's to take: the kernel then hands a signal to
@@ -111,7 +107,7 @@ def install() -> None:
 
 
 def installed() -> bool:
-    return _WATCHER.installed
+    return _WATCHER._installed
 
 
 def on_signal(hook: Hook) -> "contextlib.AbstractContextManager[None]":
