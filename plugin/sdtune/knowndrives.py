@@ -50,10 +50,23 @@ class KnownDrive:
         if ata_model is None:
             return False
         if self.match == "ata-glob":
-            return fnmatch.fnmatchcase(ata_model, self.pattern)
+            # The prefix test first: most rows fail it, and fnmatch
+            # compiles a regular expression for every pattern it sees
+            # (some 140 rows, 7 ms a disk).
+            return ata_model.startswith(_glob_prefix(self.pattern)) and \
+                fnmatch.fnmatchcase(ata_model, self.pattern)
         if self.match == "ata-regex":
             return re.fullmatch(self.pattern, ata_model) is not None
         return False
+
+
+def _glob_prefix(pattern: str) -> str:
+    """What every name a glob matches starts with: its characters before
+    the first wildcard (fnmatch has no escape character)."""
+    for i, ch in enumerate(pattern):
+        if ch in "*?[":
+            return pattern[:i]
+    return pattern
 
 
 def default_table_path() -> str:

@@ -2,8 +2,8 @@
 with every verdict right and each record saying how many drives ran
 beside it; one odd unit among six of a model flagged as a suspect unit,
 in the output, in `results` and in what `plan` proposes; the host made
-the bottleneck on purpose (fast drives, CPU hogs) reported, with no
-verdict wrong; SIGINT and SIGTERM in the middle of a 24-drive run kill
+the bottleneck on purpose (fast drives) reported, with no verdict
+wrong; SIGINT and SIGTERM in the middle of a 24-drive run kill
 every engine process (checked by PID) within a second and store no
 record of a drive not finished.
 
@@ -134,12 +134,20 @@ def test_jobs_bounds_the_drives_at_a_time():
                               "at least 1\n")
 
 
-def test_host_bottleneck_reported_and_no_verdict_wrong(cpu_hogs):
+def test_host_bottleneck_reported_and_no_verdict_wrong():
     """Fast drives (each could do far more than the ~5,500 IOPS the
-    machine moves through FUSE in all) and two CPU hogs: the crowd costs
+    machine moves through FUSE in all): three at once on two CPUs cost
     far more per I/O than a drive alone, sdtune says so and measures a
     phase it may have decided again with fewer drives; every verdict is
-    right or inconclusive."""
+    right or inconclusive.
+
+    No CPU hogs of the test's own: they ran during the solo probe too,
+    which made it slow and noisy (mean 180-750 us, sd up to the mean,
+    noise limit up to 2.6x) and left the crowd no slower than the drive
+    alone once the machine carried two more hogs (2 of 2 runs of make
+    check failed so).  The drives alone make the host the bottleneck:
+    measured 1.4-7.9x solo (limit 1.3x) on an idle machine, 1.4-1.9x
+    under two external hogs, every drive flagged in 6 of 6 runs."""
     # Short queue-depth steps and a short sector phase: the knee (and a
     # sector verdict load left unsure) is measured again, down to one
     # drive at a time, and this test is about the report and verdicts
@@ -148,8 +156,7 @@ def test_host_bottleneck_reported_and_no_verdict_wrong(cpu_hogs):
              "min_intervals": 4}
     with Shelf(standard_mix(3), scale=2, channels=8, phases="sector,qd",
                certify=quick) as shelf:
-        with cpu_hogs(2):
-            proc = certify(shelf, "-o", "json")
+        proc = certify(shelf, "-o", "json")
         assert proc.returncode == 0, proc.stderr
         assert "sdtune: note: host bottleneck: " in proc.stderr
         results = json.loads(proc.stdout)["results"]

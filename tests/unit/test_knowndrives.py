@@ -42,6 +42,23 @@ def test_data_at_rest_is_a_volatile_cache_of_its_own_kind():
     assert (unknown.nonvolatile, unknown.data_at_rest) == (None, False)
 
 
+@pytest.mark.parametrize("glob, model, hit", [
+    ("SAMSUNG MZ7*", "SAMSUNG MZ7LM480HCHP", True),
+    ("SAMSUNG MZ7*", "SAMSUNG MZ6LM480", False),
+    ("*MZ7LM*", "SAMSUNG MZ7LM480HCHP", True),      # wildcard first
+    ("[ST]AMSUNG MZ7?M*", "SAMSUNG MZ7LM480", True),
+    ("[ST]AMSUNG MZ7?M*", "XAMSUNG MZ7LM480", False),
+    ("Micron_5100_*", "micron_5100_MTFD", False),    # case matters
+    ("INTEL SSDSC2BA400G3", "INTEL SSDSC2BA400G3", True),   # no wildcard
+    ("INTEL SSDSC2BA400G3", "INTEL SSDSC2BA400G", False),
+])
+def test_glob_rows_match_as_fnmatch_does(glob, model, hit):
+    """A glob row is tried on its literal prefix first (the speed-up):
+    the answer is still fnmatchcase's."""
+    (row,) = parse_table(HEAD + "ata-glob\t%s\t4096\t-\tV\tS\n" % glob)
+    assert bool(rows_for(model, [row])) == hit
+
+
 def test_bad_cache_value_names_the_line_and_the_choices():
     with pytest.raises(SdtuneError) as e:
         parse_table(HEAD + "ata-glob\tX*\t-\tplp\tV\tS\n", "t.tsv")

@@ -12,7 +12,6 @@ import errno
 import fcntl
 import os
 import pwd
-import secrets
 import stat as statmod
 import signal
 import subprocess
@@ -271,7 +270,7 @@ class RealHost(Host):
         # Same directory, so the rename cannot cross file systems.
         directory, base = os.path.split(path)
         tmp = os.path.join(directory, ".%s.sdtune.%d.%s" % (
-            base, os.getpid(), secrets.token_hex(4)))
+            base, os.getpid(), os.urandom(4).hex()))
 
         def keep_mode_and_owner(fd: int) -> None:
             if old is None:
