@@ -16,11 +16,12 @@
 #                of apply and rollback, over ssh too, and on SmartOS (boot
 #                module, loader lines) and OmniOS (bootadm); every file
 #                must stay old or new
-#   make install DESTDIR=... PREFIX=/usr
+#   make install DESTDIR=... PREFIX=/usr [RUNTIME_PYTHON=...]
 #                the launcher, package, engine, D scripts, man pages and
 #                the shipped defaults (PREFIX/lib/sdtune/conf/sdtune.conf)
-#                under DESTDIR; nothing in /etc (gmake on illumos)
-#   make install-engine DESTDIR=... PREFIX=/usr
+#                under DESTDIR; nothing in /etc (gmake on illumos);
+#                PREFIX=/opt/sdtune where /usr is read-only (SmartOS)
+#   make install-engine DESTDIR=... PREFIX=/opt/sdtune
 #                the sdio engine (PREFIX/lib/sdtune/bin/sdio) and the D
 #                scripts beside it, alone: for an appliance without
 #                Python 3 that sdtune drives over SSH (sdtune --host)
@@ -42,6 +43,11 @@ PYTEST = PYTHONDONTWRITEBYTECODE= PYTHONPATH=plugin $(PYTHON) -m pytest \
 # settings, /etc/sdtune/sdtune.conf, are the operator's and not installed.
 PREFIX ?= /usr
 DESTDIR ?=
+# The Python 3 (3.8 or later) the installed launcher runs, on the target:
+# /usr/bin/python3 on OmniOS and OpenIndiana, the pkgsrc tools' python
+# (/opt/tools/bin/python3.11 after pkgsrc-setup and pkgin in python311)
+# in a SmartOS global zone.
+RUNTIME_PYTHON ?= /usr/bin/python3
 PKG_PROTO = $(if $(DESTDIR),$(DESTDIR),build/proto)
 PKG_MANIFEST ?= build/sdtune.p5m
 # The Python runtime package of the target distribution, for example
@@ -121,7 +127,8 @@ bench: deps engine
 	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_remote.py
 
 # make fuzz: the sd.conf engine, then every importer and command-output
-# parser (tests/fuzz/fuzz_inputs.py: 15 targets, FUZZ_INPUTS inputs each;
+# parser, release detection and the client's reading of engine answers
+# (tests/fuzz/fuzz_inputs.py TARGETS, FUZZ_INPUTS inputs each;
 # 100,000 by default: about 15 minutes in all on 2 CPUs).  COUNT=n (or
 # FUZZ_INPUTS=n) scales both; a failure exits 1.
 fuzz: FUZZ_COUNT = $(or $(COUNT),$(FUZZ_INPUTS))
@@ -148,10 +155,18 @@ install: engine
 	    echo "install -m $$1 $$2 $$3"; }; \
 	mkdir -p "$(INST_SBIN)" "$(INST_LIB)/bin" "$(INST_LIB)/conf" \
 	    "$(INST_LIB)/dtrace" "$(INST_MAN)/man8" "$(INST_MAN)/man5"; \
+	case "$(RUNTIME_PYTHON)" in /*) ;; *) echo "RUNTIME_PYTHON" \
+	    "'$(RUNTIME_PYTHON)' is not an absolute path" >&2; exit 2;; esac; \
 	rm -f "$(INST_SBIN)/sdtune"; \
-	sed '1s|^#!.*|#!/usr/bin/ksh93|' bin/sdtune > "$(INST_SBIN)/sdtune"; \
+	sed -e '1s|^#!.*|#!/usr/bin/ksh93|' \
+	    -e 's|^python=$${SDTUNE_PYTHON:-/usr/bin/python3}$$|python=$${SDTUNE_PYTHON:-$(RUNTIME_PYTHON)}|' \
+	    bin/sdtune > "$(INST_SBIN)/sdtune"; \
+	grep -q '^python=$${SDTUNE_PYTHON:-$(RUNTIME_PYTHON)}$$' \
+	    "$(INST_SBIN)/sdtune" || { echo "bin/sdtune: no python= line" \
+	    "to set to $(RUNTIME_PYTHON)" >&2; exit 2; }; \
 	chmod 0555 "$(INST_SBIN)/sdtune"; \
-	echo "install -m 0555 bin/sdtune $(INST_SBIN)/sdtune (#!/usr/bin/ksh93)"; \
+	echo "install -m 0555 bin/sdtune $(INST_SBIN)/sdtune" \
+	    "(#!/usr/bin/ksh93, $(RUNTIME_PYTHON))"; \
 	for f in $$(find plugin/sdtune -name __pycache__ -prune -o \
 	    -type f -name '*.py' -print | LC_ALL=C sort); do \
 		mkdir -p "$(INST_LIB)/$${f%/*}"; \
@@ -174,7 +189,10 @@ install: engine
 # An appliance that sdtune reaches over SSH needs the engine, whose `sdio
 # serve` does there what the Python package does on a machine that runs
 # sdtune, and the D scripts of `sdtune trace`, which dtrace reads there.
-# Built on the appliance (gmake, gcc) or for it.
+# Built on the appliance (gmake, gcc) or for it, into a DESTDIR to copy
+# from where the appliance is no build machine (SmartOS global zone,
+# NexentaStor); the controller's [commands] sdio names
+# PREFIX/lib/sdtune/bin/sdio.
 install-engine: engine
 	@set -e; umask 022; \
 	inst() { rm -f "$$3"; cp "$$2" "$$3"; chmod "$$1" "$$3"; \

@@ -5,7 +5,7 @@
  *	sdio [options] TARGET
  *	sdio paired [options] --arm SPEC [--arm SPEC ...] TARGET
  *	sdio scsi inquiry|vpd PAGE|readcap16|modesense PAGE DEVICE [--json]
- *	sdio serve --root ROOT
+ *	sdio serve --root ROOT [--allow /POLICY]
  *	sdio diskmgt --diskmgt LIBPATH --nvpair LIBPATH [--no-inuse]
  *	sdio --version
  *

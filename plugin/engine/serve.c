@@ -5,17 +5,22 @@
  * op does what sdtune's RealHost (plugin/sdtune/host/local.py) does on
  * the machine itself, with the same checks.
  *
- * Framing, both directions, binary safe.  A message is a header line
- * "WORD N\n" (the op in a request; "ok" or "err" in a response; N the
- * decimal count of fields) and N fields, each "LEN\n" and exactly LEN
- * raw bytes.  At most MAX_FIELDS fields, MAX_FIELD bytes each.  A
- * malformed message gets one response, err [protocol, DESCRIPTION], and
- * the server exits 1; EOF between messages ends it with exit 0.  Requests
- * are answered in order, one response each, flushed at once.
+ * Framing, both directions, binary safe.  A message is a header line and
+ * N fields, each "LEN\n" and exactly LEN raw bytes.  A request's header
+ * is "OP N\n"; a response's is "ok N SEQ\n" or "err N SEQ\n", SEQ being
+ * the number of the request it answers (counted from 1, wrapping from
+ * MAX_SEQ to 1), so that the client sees at once an answer lost,
+ * repeated or added on the way.  N is the decimal count of fields; at
+ * most MAX_FIELDS fields, MAX_FIELD bytes each.  A malformed message gets
+ * one response, err [protocol, DESCRIPTION], and the server exits 1; EOF
+ * between messages ends it with exit 0.  Requests are answered in order,
+ * one response each, flushed at once.  plugin/sdtune/host/wire.py is the
+ * client's side; tests/engine/test_wire_constants.py holds the two to the
+ * same constants and ops.
  *
  * Errors are err [CODE, DETAIL...]; a failed system call is
  * err [errno, STAGE, strerror, ERRNO-NUMBER].  Ops (fields -> ok fields):
- *	hello []		[1, euid, user, pid, root, zone]
+ *	hello []		[2, euid, user, pid, root, zone]
  *				(zone: the zone's name on illumos, "" elsewhere)
  *	read [path, limit]	[bytes]; toolarge [limit]
  *	stat, lstat [path]	[mode, ino, dev, nlink, uid, gid, size,
@@ -39,7 +44,37 @@
  *				elapsed_ns]; timeout, toolarge
  *	now []			[realtime ns]
  *	bye []			[], then exit 0
- * An unknown op or a wrong field count is err [usage, DESCRIPTION].
+ * An unknown op or a wrong field count is err [usage, DESCRIPTION]; a
+ * request the policy (below) does not allow is err [denied, WHAT].
+ *
+ * Confinement.  Every path is first made absolute (relative to the
+ * working directory) and lexically normal: "." and ".." components are
+ * resolved as text, never climbing above "/".
+ *  - Writes (create, replace, check_replaceable, mkdirs, remove, lock,
+ *    unlock) must name ROOT or a path below it, and no component below
+ *    ROOT may be a symbolic link (which could lead the write anywhere).
+ *    Modes with set-uid, set-gid or sticky bits are refused, and so is
+ *    replacing a file that has them.
+ *  - With a policy, reads (read, stat, lstat, listdir, readlink,
+ *    readlinks, samefile, access, can_run) must name a path below ROOT,
+ *    below a "read" tree of the policy or the engine's own dtrace/
+ *    directories, or a "run" path; the real path (symbolic links
+ *    resolved, for lstat and readlink all but the last component) must
+ *    be below one of those too.  Without a policy, reads are not
+ *    confined: the operator may name scratch files anywhere.
+ *  - With a policy, run executes only the paths its "run" lines name,
+ *    and writes must also be below one of its "write" trees when it has
+ *    any.  Without one, run executes any absolute path.
+ * The policy is the file POLICY_NAME beside the engine's executable, or
+ * the one --allow FILE names; it must be a regular file owned by root
+ * (or by the user the engine runs as) and writable by nobody else, or
+ * the server refuses to start.  Lines: "run PATH", "read DIR",
+ * "write DIR", blank, or "#" comments.  A key whose authorized_keys
+ * entry forces the command "sdio serve --root /" is confined only when a
+ * policy is in place: without one, the server grants everything the ssh
+ * user may do.  The checks and the operation are separate system calls:
+ * a local user who can rename directories under ROOT between them is
+ * not held by them (one who can do that is already privileged there).
  *
  * Writes.  replace writes a temporary file ".BASE.sdtune.PID.HEX8" in the
  * target's directory, gives it the old file's mode and owner, syncs it
@@ -77,7 +112,8 @@
 #include <zone.h>
 #endif
 
-#define	PROTO_VERSION	"1"
+#define	PROTO_VERSION	"2"
+#define	MAX_SEQ		999999999999ULL	/* then the count starts at 1 */
 #define	MAX_FIELDS	1000000
 #define	MAX_FIELD	(80UL << 20)
 #define	MAX_HEADER	64	/* bytes of a header line */
@@ -89,6 +125,8 @@
 #define	CLOSE_FDS_MAX	65536	/* the child closes fds below it */
 #define	POLL_MAX_MS	60000
 #define	NS		1000000000LL
+#define	POLICY_NAME	"sdio-serve.allow"
+#define	POLICY_MAX	65536	/* bytes of a policy file */
 
 /* One field of a request: len bytes and a NUL after them. */
 typedef struct field {
@@ -138,6 +176,7 @@ static struct {
 } out;
 
 static const char	*root;		/* normal, no trailing slash */
+static unsigned long long	seq;	/* the request being answered */
 static held_t		held[MAX_LOCKS];
 static char		*const run_env[] = {
 	"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", "LANG=C", NULL
@@ -312,9 +351,14 @@ resp_send(resp_t *r)
 {
 	size_t i;
 
+	char b[64];
+	int k;
+
 	if (r->r_oom)
 		resp_fail(r, "nomem", "out of memory");
-	out_line(r->r_err ? "err" : "ok", r->r_n);
+	k = snprintf(b, sizeof (b), "%s %zu %llu\n", r->r_err ? "err" : "ok",
+	    r->r_n, seq);
+	out_bytes(b, (size_t)k);
 	for (i = 0; i < r->r_n; i++) {
 		out_line("", r->r_f[i].f_len);
 		out_bytes(r->r_f[i].f_data, r->r_f[i].f_len);
@@ -447,6 +491,8 @@ req_read(req_t *q)
 	k = in_line(line, MAX_HEADER);
 	if (k == -1)
 		return (0);
+	if (++seq > MAX_SEQ)
+		seq = 1;
 	if (k == -2)
 		protocol_error("end of input within a header");
 	if (k == -3)
@@ -603,6 +649,401 @@ dir_of(const char *p, const char **base)
 	return (d);
 }
 
+static int check_symlinks(const char *, resp_t *);
+
+/* -- confinement (see the comment at the top) --------------------------- */
+
+enum { P_RUN, P_READ, P_WRITE, P_KINDS };
+
+static const char *const p_word[P_KINDS] = { "run", "read", "write" };
+
+static struct {
+	int		p_on;		/* a policy file was read */
+	char		**p_path[P_KINDS];	/* normal; real paths too */
+	size_t		p_n[P_KINDS];
+	size_t		p_cap[P_KINDS];
+} policy;
+
+/* The real path of the root, and the engine's dtrace/ directories. */
+static char		*root_real;
+static char		*engine_tree[2];
+
+/* Whether normal path p is dir or below it (dir normal). */
+static int
+under(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return (1);
+	return (strncmp(p, dir, n) == 0 && (p[n] == '\0' || p[n] == '/'));
+}
+
+static int
+is_listed(int kind, const char *p, int tree)
+{
+	size_t i;
+
+	for (i = 0; i < policy.p_n[kind]; i++)
+		if (tree ? under(p, policy.p_path[kind][i]) :
+		    strcmp(p, policy.p_path[kind][i]) == 0)
+			return (1);
+	return (0);
+}
+
+/* Whether a read may name normal path p. */
+static int
+readable(const char *p)
+{
+	int i;
+
+	if (under(p, root) || (root_real != NULL && under(p, root_real)))
+		return (1);
+	for (i = 0; i < 2; i++)
+		if (engine_tree[i] != NULL && under(p, engine_tree[i]))
+			return (1);
+	return (is_listed(P_READ, p, 1) || is_listed(P_RUN, p, 0));
+}
+
+/*
+ * The real path of normal path p (follow 0: of its directory, with its
+ * last component after it): realpath(3) of the longest prefix that
+ * exists, with the rest appended.  malloc'd; NULL when out of memory.
+ */
+static char *
+real_of(const char *p, int follow)
+{
+	char *pre, *res = NULL, *out;
+	size_t end = strlen(p), n;
+	int e;
+
+	if ((pre = strdup(p)) == NULL)
+		return (NULL);
+	if (!follow)
+		while (end > 0 && p[end] != '/')
+			end--;
+	for (;;) {
+		pre[end == 0 ? 1 : end] = '\0';
+		if ((res = realpath(pre, NULL)) != NULL)
+			break;
+		e = errno;
+		if (e == ENOMEM || end == 0) {
+			free(pre);
+			return (e == ENOMEM ? NULL : strdup(p));
+		}
+		(void) memcpy(pre, p, strlen(p) + 1);
+		while (--end > 0 && p[end] != '/')
+			continue;
+	}
+	free(pre);
+	n = strlen(res) + strlen(p + end) + 1;
+	if ((out = malloc(n)) != NULL)
+		(void) snprintf(out, n, "%s%s",
+		    strcmp(res, "/") == 0 ? "" : res, p + end);
+	free(res);
+	return (out);
+}
+
+/*
+ * Field i as the normal path a read may reach, malloc'd; NULL with r set
+ * (usage, nomem, or denied).  Without a policy, the path as given.
+ */
+static char *
+read_path(req_t *q, size_t i, int follow, resp_t *r)
+{
+	const char *p;
+	char *n, *real;
+	int ok;
+
+	if ((p = fstr(q, i, r)) == NULL)
+		return (NULL);
+	if (!policy.p_on) {
+		if ((n = strdup(p)) == NULL)
+			resp_fail(r, "nomem", "out of memory");
+		return (n);
+	}
+	if ((n = abspath(p)) == NULL || (real = real_of(n, follow)) == NULL) {
+		free(n);
+		resp_fail(r, "nomem", "out of memory");
+		return (NULL);
+	}
+	ok = readable(n) && readable(real);
+	free(real);
+	if (!ok) {
+		resp_failf(r, "denied", "'%s' is outside what this engine may "
+		    "read", n);
+		free(n);
+		return (NULL);
+	}
+	return (n);
+}
+
+/*
+ * Field i as the normal path a write may name: below the root (and a
+ * write tree of the policy), with no symbolic link below the root
+ * (check_symlinks, when links is set).  malloc'd; NULL with r set.
+ */
+static char *
+write_path(req_t *q, size_t i, int links, resp_t *r)
+{
+	const char *p;
+	char *n;
+
+	if ((p = fstr(q, i, r)) == NULL)
+		return (NULL);
+	if ((n = abspath(p)) == NULL) {
+		resp_fail(r, "nomem", "out of memory");
+		return (NULL);
+	}
+	if (!under(n, root)) {
+		resp_failf(r, "denied", "'%s' is outside the root %s", n, root);
+	} else if (policy.p_n[P_WRITE] > 0 && !is_listed(P_WRITE, n, 1)) {
+		resp_failf(r, "denied", "'%s' is outside what this engine may "
+		    "write", n);
+	} else if (!links || check_symlinks(n, r) == 0) {
+		return (n);
+	}
+	free(n);
+	return (NULL);
+}
+
+/* Field i as a file mode, without set-id or sticky bits: 0, or -1. */
+static int
+plain_mode(req_t *q, size_t i, long long *mode, resp_t *r)
+{
+	if (fnum(q, i, 0, 07777, mode, r) != 0)
+		return (-1);
+	if ((*mode & 07000) != 0) {
+		resp_failf(r, "denied", "mode %04llo has set-id or sticky bits",
+		    *mode);
+		return (-1);
+	}
+	return (0);
+}
+
+static int
+policy_add(int kind, const char *p)
+{
+	char **np, *n;
+
+	if (policy.p_n[kind] == policy.p_cap[kind]) {
+		policy.p_cap[kind] = policy.p_cap[kind] * 2 + 8;
+		np = realloc(policy.p_path[kind], policy.p_cap[kind] *
+		    sizeof (char *));
+		if (np == NULL)
+			return (-1);
+		policy.p_path[kind] = np;
+	}
+	if ((n = strdup(p)) == NULL)
+		return (-1);
+	policy.p_path[kind][policy.p_n[kind]++] = n;
+	return (0);
+}
+
+/* Parses one line of a policy: 0, or -1 (why set). */
+static int
+policy_line(char *line, const char **why)
+{
+	char *w = line, *p, *n, *real;
+	size_t len;
+	int kind, rc;
+
+	while (*w == ' ' || *w == '\t')
+		w++;
+	if (*w == '\0' || *w == '#')
+		return (0);
+	for (p = w; *p != '\0' && *p != ' ' && *p != '\t'; p++)
+		continue;
+	if (*p != '\0')
+		*p++ = '\0';
+	while (*p == ' ' || *p == '\t')
+		p++;
+	len = strlen(p);
+	while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+		p[--len] = '\0';
+	for (kind = 0; kind < P_KINDS; kind++)
+		if (strcmp(w, p_word[kind]) == 0)
+			break;
+	if (kind == P_KINDS) {
+		*why = "a line is not 'run PATH', 'read DIR' or 'write DIR'";
+		return (-1);
+	}
+	if (p[0] != '/') {
+		*why = "a path is not absolute";
+		return (-1);
+	}
+	if ((n = abspath(p)) == NULL) {
+		*why = "out of memory";
+		return (-1);
+	}
+	rc = policy_add(kind, n);
+	/* A link's target is the same file: reads may name it too. */
+	if (rc == 0 && kind != P_WRITE && (real = realpath(n, NULL)) != NULL) {
+		if (strcmp(real, n) != 0)
+			rc = policy_add(kind, real);
+		free(real);
+	}
+	free(n);
+	if (rc != 0)
+		*why = "out of memory";
+	return (rc);
+}
+
+/*
+ * Reads the policy file: 0 when read, or absent and not required; -1
+ * (said on stderr) when it is not a file the engine may trust or not a
+ * policy.
+ */
+static int
+policy_load(const char *file, int required)
+{
+	struct stat st;
+	char *buf = NULL, *line, *nl;
+	const char *why = NULL;
+	ssize_t n;
+	size_t len = 0, no = 0;
+	int fd;
+
+	if ((fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		if (errno == ENOENT && !required)
+			return (0);
+		(void) fprintf(stderr, "sdio: serve: cannot open policy %s: "
+		    "%s\n", file, strerror(errno));
+		return (-1);
+	}
+	if (fstat(fd, &st) != 0)
+		why = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else if (st.st_uid != 0 && st.st_uid != geteuid())
+		why = "owned by another user";
+	else if ((st.st_mode & 022) != 0)
+		why = "writable by its group or others";
+	else if (st.st_size > POLICY_MAX)
+		why = "too large";
+	if (why != NULL || (buf = malloc(POLICY_MAX + 2)) == NULL) {
+		(void) fprintf(stderr, "sdio: serve: refusing policy %s: %s\n",
+		    file, why != NULL ? why : "out of memory");
+		(void) close(fd);
+		return (-1);
+	}
+	while (len <= POLICY_MAX && (n = read(fd, buf + len,
+	    POLICY_MAX + 1 - len)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			why = strerror(errno);
+			break;
+		}
+		len += (size_t)n;
+	}
+	(void) close(fd);
+	buf[len] = '\0';
+	if (why == NULL && (len > POLICY_MAX || strlen(buf) != len))
+		why = "too large, or holds a NUL byte";
+	policy.p_on = 1;
+	for (line = buf; why == NULL && *line != '\0'; line = nl) {
+		no++;
+		if ((nl = strchr(line, '\n')) != NULL)
+			*nl++ = '\0';
+		else
+			nl = line + strlen(line);
+		(void) policy_line(line, &why);
+	}
+	free(buf);
+	if (why != NULL) {
+		(void) fprintf(stderr, "sdio: serve: refusing policy %s: line "
+		    "%zu: %s\n", file, no, why);
+		return (-1);
+	}
+	return (0);
+}
+
+/* The engine's own executable, real path, malloc'd; NULL if unknown. */
+static char *
+engine_exe(void)
+{
+	char b[PATH_MAX];
+	ssize_t n;
+
+#ifdef __sun
+	n = readlink("/proc/self/path/a.out", b, sizeof (b) - 1);
+#else
+	n = readlink("/proc/self/exe", b, sizeof (b) - 1);
+#endif
+	if (n <= 0 || b[0] != '/')
+		return (NULL);
+	b[n] = '\0';
+	return (strdup(b));
+}
+
+/*
+ * Sets up the confinement: the root's real path, the engine's dtrace/
+ * directories (sdtune's SshHost.dtrace_dir), and the policy (the one
+ * --allow names, else the one beside the engine).  0, or -1 (said).
+ */
+static int
+confine_setup(const char *allow)
+{
+	char *exe, *top, *s, *tree;
+	size_t n;
+	int i, rc;
+
+	root_real = realpath(root, NULL);
+	if ((exe = engine_exe()) == NULL && allow == NULL) {
+		(void) fprintf(stderr, "sdio: serve: cannot find the engine's "
+		    "own path to look for %s beside it: give --allow FILE\n",
+		    POLICY_NAME);
+		return (-1);
+	}
+	if (exe != NULL) {
+		/* PREFIX/lib/sdtune/bin/sdio or TREE/plugin/engine/sdio */
+		top = exe;
+		for (i = 0; i < 3; i++) {
+			if ((s = strrchr(top, '/')) != NULL && s != top)
+				*s = '\0';
+			if (i < 1)
+				continue;
+			n = strlen(top) + sizeof ("/dtrace");
+			if ((tree = malloc(n)) != NULL)
+				(void) snprintf(tree, n, "%s/dtrace", top);
+			engine_tree[i - 1] = tree;
+		}
+		free(exe);
+	}
+	if (allow != NULL)
+		return (policy_load(allow, 1));
+	if ((exe = engine_exe()) == NULL)
+		return (-1);
+	s = strrchr(exe, '/');
+	n = (size_t)(s - exe) + sizeof (POLICY_NAME) + 1;
+	if ((tree = malloc(n)) == NULL) {
+		free(exe);
+		return (-1);
+	}
+	(void) snprintf(tree, n, "%.*s/%s", (int)(s - exe), exe, POLICY_NAME);
+	free(exe);
+	rc = policy_load(tree, 0);
+	free(tree);
+	return (rc);
+}
+
+static void
+confine_free(void)
+{
+	int k;
+	size_t i;
+
+	for (k = 0; k < P_KINDS; k++) {
+		for (i = 0; i < policy.p_n[k]; i++)
+			free(policy.p_path[k][i]);
+		free(policy.p_path[k]);
+	}
+	free(root_real);
+	free(engine_tree[0]);
+	free(engine_tree[1]);
+}
+
 /* -- read-only ops ------------------------------------------------------ */
 
 static void
@@ -639,17 +1080,19 @@ op_hello(req_t *q, resp_t *r)
 static void
 op_read(req_t *q, resp_t *r)
 {
-	const char *path;
+	char *path;
 	long long limit;
 	char *buf = NULL, *nb;
 	size_t len = 0, cap = 0, want;
 	ssize_t n;
 	int fd;
 
-	if ((path = fstr(q, 0, r)) == NULL ||
-	    fnum(q, 1, 0, (long long)MAX_FIELD, &limit, r) != 0)
+	if (fnum(q, 1, 0, (long long)MAX_FIELD, &limit, r) != 0 ||
+	    (path = read_path(q, 0, 1, r)) == NULL)
 		return;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (fd < 0) {
 		resp_errno(r, "open", errno);
 		return;
 	}
@@ -710,13 +1153,14 @@ stat_fields(resp_t *r, const struct stat *st)
 static void
 do_stat(req_t *q, resp_t *r, int follow)
 {
-	const char *path;
+	char *path;
 	struct stat st;
 	int rc;
 
-	if ((path = fstr(q, 0, r)) == NULL)
+	if ((path = read_path(q, 0, follow, r)) == NULL)
 		return;
 	rc = follow ? stat(path, &st) : lstat(path, &st);
+	free(path);
 	if (rc != 0)
 		resp_errno(r, "stat", errno);
 	else
@@ -799,14 +1243,16 @@ fail:
 static void
 op_listdir(req_t *q, resp_t *r)
 {
-	const char *path, *stage;
-	char **names;
+	const char *stage;
+	char **names, *path;
 	size_t n, i;
 	int e;
 
-	if ((path = fstr(q, 0, r)) == NULL)
+	if ((path = read_path(q, 0, 1, r)) == NULL)
 		return;
-	if ((names = dir_names(path, &n, &e, &stage)) == NULL) {
+	names = dir_names(path, &n, &e, &stage);
+	free(path);
+	if (names == NULL) {
 		resp_errno(r, stage, e);
 		return;
 	}
@@ -849,30 +1295,31 @@ read_link(int dfd, const char *name, size_t *lenp)
 static void
 op_readlink(req_t *q, resp_t *r)
 {
-	const char *path;
-	char *t;
+	char *t, *path;
 	size_t len;
 
-	if ((path = fstr(q, 0, r)) == NULL)
+	if ((path = read_path(q, 0, 0, r)) == NULL)
 		return;
 	if ((t = read_link(AT_FDCWD, path, &len)) == NULL)
 		resp_errno(r, "readlink", errno);
 	else
 		resp_own(r, t, len);
+	free(path);
 }
 
 static void
 op_readlinks(req_t *q, resp_t *r)
 {
-	const char *path, *stage;
-	char **names, *t;
+	const char *stage;
+	char **names, *t, *path;
 	size_t n, i, len;
 	int e, dfd;
 
-	if ((path = fstr(q, 0, r)) == NULL)
+	if ((path = read_path(q, 0, 1, r)) == NULL)
 		return;
 	if ((names = dir_names(path, &n, &e, &stage)) == NULL) {
 		resp_errno(r, stage, e);
+		free(path);
 		return;
 	}
 	if ((dfd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
@@ -896,30 +1343,35 @@ done:
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+	free(path);
 }
 
 static void
 op_samefile(req_t *q, resp_t *r)
 {
-	const char *a, *b;
+	char *a, *b = NULL;
 	struct stat sa, sb;
 
-	if ((a = fstr(q, 0, r)) == NULL || (b = fstr(q, 1, r)) == NULL)
-		return;
-	resp_str(r, stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
-	    sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino ? "1" : "0");
+	if ((a = read_path(q, 0, 1, r)) != NULL &&
+	    (b = read_path(q, 1, 1, r)) != NULL)
+		resp_str(r, stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+		    sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino ? "1" :
+		    "0");
+	free(a);
+	free(b);
 }
 
 static void
 op_access(req_t *q, resp_t *r)
 {
-	const char *path;
+	char *path;
 	long long mode;
 
-	if ((path = fstr(q, 0, r)) == NULL ||
-	    fnum(q, 1, 0, R_OK | W_OK | X_OK, &mode, r) != 0)
+	if (fnum(q, 1, 0, R_OK | W_OK | X_OK, &mode, r) != 0 ||
+	    (path = read_path(q, 0, 1, r)) == NULL)
 		return;
 	resp_str(r, access(path, (int)mode) == 0 ? "1" : "0");
+	free(path);
 }
 
 static void
@@ -930,7 +1382,9 @@ op_can_run(req_t *q, resp_t *r)
 
 	if ((path = fstr(q, 0, r)) == NULL)
 		return;
-	resp_str(r, path[0] == '/' && stat(path, &st) == 0 &&
+	/* With a policy, what run would refuse cannot run. */
+	resp_str(r, path[0] == '/' && (!policy.p_on ||
+	    is_listed(P_RUN, path, 0)) && stat(path, &st) == 0 &&
 	    S_ISREG(st.st_mode) && access(path, X_OK) == 0 ? "1" : "0");
 }
 
@@ -1183,21 +1637,18 @@ fsync_dir(const char *dir, resp_t *r)
 static void
 op_create(req_t *q, resp_t *r)
 {
-	const char *p, *base;
+	const char *base;
 	char *path = NULL, *dir = NULL;
 	long long mode;
 	int rc;
 
-	if ((p = fstr(q, 0, r)) == NULL ||
-	    fnum(q, 1, 0, 07777, &mode, r) != 0)
+	if (plain_mode(q, 1, &mode, r) != 0 ||
+	    (path = write_path(q, 0, 1, r)) == NULL)
 		return;
-	if ((path = abspath(p)) == NULL || (dir = dir_of(path, &base)) ==
-	    NULL) {
+	if ((dir = dir_of(path, &base)) == NULL) {
 		resp_fail(r, "nomem", "out of memory");
 		goto done;
 	}
-	if (check_symlinks(path, r) != 0)
-		goto done;
 	rc = create_synced(path, &q->q_f[2], (int)mode, 0, NULL, 0, r);
 	if (rc == EEXIST) {
 		resp_fail(r, "exists", NULL);
@@ -1236,7 +1687,7 @@ random_hex(char *b)
 static void
 op_replace(req_t *q, resp_t *r)
 {
-	const char *p, *base;
+	const char *base;
 	char *path = NULL, *dir = NULL, *tmp = NULL, hex[9];
 	struct stat old;
 	long long mode;
@@ -1244,16 +1695,21 @@ op_replace(req_t *q, resp_t *r)
 	sigset_t os;
 	int rc, have, e;
 
-	if ((p = fstr(q, 0, r)) == NULL ||
-	    fnum(q, 1, 0, 07777, &mode, r) != 0)
+	if (plain_mode(q, 1, &mode, r) != 0 ||
+	    (path = write_path(q, 0, 0, r)) == NULL)
 		return;
-	if ((path = abspath(p)) == NULL || (dir = dir_of(path, &base)) ==
-	    NULL) {
+	if ((dir = dir_of(path, &base)) == NULL) {
 		resp_fail(r, "nomem", "out of memory");
 		goto done;
 	}
 	if ((have = existing(path, &old, r)) < 0)
 		goto done;
+	/* The new copy takes the old one's mode: never a set-id one. */
+	if (have && (old.st_mode & 07000) != 0) {
+		resp_failf(r, "denied", "'%s' has set-id or sticky bits",
+		    path);
+		goto done;
+	}
 
 	/* Same directory, so that the rename cannot cross file systems. */
 	random_hex(hex);
@@ -1292,14 +1748,13 @@ done:
 static void
 op_check_replaceable(req_t *q, resp_t *r)
 {
-	const char *p, *base;
+	const char *base;
 	char *path = NULL, *dir = NULL;
 	struct stat old;
 
-	if ((p = fstr(q, 0, r)) == NULL)
+	if ((path = write_path(q, 0, 0, r)) == NULL)
 		return;
-	if ((path = abspath(p)) == NULL || (dir = dir_of(path, &base)) ==
-	    NULL) {
+	if ((dir = dir_of(path, &base)) == NULL) {
 		resp_fail(r, "nomem", "out of memory");
 		goto done;
 	}
@@ -1324,25 +1779,26 @@ is_dir(const char *p)
 static void
 op_mkdirs(req_t *q, resp_t *r)
 {
-	const char *p;
 	char *path;
+	struct stat st;
 	long long mode;
-	size_t j, len;
+	size_t j, len, rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
 	int last;
 
-	if ((p = fstr(q, 0, r)) == NULL ||
-	    fnum(q, 1, 0, 07777, &mode, r) != 0)
+	if (plain_mode(q, 1, &mode, r) != 0 ||
+	    (path = write_path(q, 0, 0, r)) == NULL)
 		return;
-	if ((path = abspath(p)) == NULL) {
-		resp_fail(r, "nomem", "out of memory");
-		return;
-	}
 	len = strlen(path);
 	for (j = 1; j <= len; j++) {
 		if (path[j] != '/' && path[j] != '\0')
 			continue;
 		last = path[j] == '\0';
 		path[j] = '\0';
+		/* Below the root, a link could lead the rest anywhere. */
+		if (j > rl && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+			resp_fail(r, "symlink", path);
+			break;
+		}
 		/* Something else above: the next mkdir says ENOTDIR. */
 		if (!is_dir(path) && mkdir(path, last ? (mode_t)mode : 0777) !=
 		    0 && !(errno == EEXIST && (!last || is_dir(path)))) {
@@ -1359,13 +1815,12 @@ op_mkdirs(req_t *q, resp_t *r)
 static void
 op_remove(req_t *q, resp_t *r)
 {
-	const char *p, *base;
+	const char *base;
 	char *path = NULL, *dir = NULL;
 
-	if ((p = fstr(q, 0, r)) == NULL)
+	if ((path = write_path(q, 0, 1, r)) == NULL)
 		return;
-	if ((path = abspath(p)) == NULL || (dir = dir_of(path, &base)) ==
-	    NULL) {
+	if ((dir = dir_of(path, &base)) == NULL) {
 		resp_fail(r, "nomem", "out of memory");
 		goto done;
 	}
@@ -1407,16 +1862,13 @@ setlk(int fd, short type)
 }
 
 static void
-op_lock(req_t *q, resp_t *r)
+lock_at(const char *path, resp_t *r)
 {
-	const char *path;
 	struct stat st;
 	held_t *h = NULL;
 	char pid[32];
 	int fd, i, e;
 
-	if ((path = fstr(q, 0, r)) == NULL)
-		return;
 	/*
 	 * Held already: refused before an open, whose close would drop the
 	 * lock (POSIX locks are the process's, not the descriptor's).
@@ -1476,16 +1928,30 @@ op_lock(req_t *q, resp_t *r)
 	h->h_ino = st.st_ino;
 }
 
+/* The lock file's directory has no link below the root; O_NOFOLLOW. */
 static void
-op_unlock(req_t *q, resp_t *r)
+op_lock(req_t *q, resp_t *r)
 {
-	const char *path;
+	const char *base;
+	char *path, *dir;
+
+	if ((path = write_path(q, 0, 0, r)) == NULL)
+		return;
+	if ((dir = dir_of(path, &base)) == NULL)
+		resp_fail(r, "nomem", "out of memory");
+	else if (check_symlinks(dir, r) == 0)
+		lock_at(path, r);
+	free(dir);
+	free(path);
+}
+
+static void
+unlock_at(const char *path, resp_t *r)
+{
 	struct stat st;
 	held_t *h = NULL;
 	int i;
 
-	if ((path = fstr(q, 0, r)) == NULL)
-		return;
 	for (i = 0; i < MAX_LOCKS && h == NULL; i++)
 		if (held[i].h_fd >= 0 && strcmp(held[i].h_path, path) == 0)
 			h = &held[i];
@@ -1500,6 +1966,16 @@ op_unlock(req_t *q, resp_t *r)
 	free(h->h_path);
 	h->h_path = NULL;
 	h->h_fd = -1;
+}
+
+static void
+op_unlock(req_t *q, resp_t *r)
+{
+	char *path;
+
+	if ((path = write_path(q, 0, 0, r)) != NULL)
+		unlock_at(path, r);
+	free(path);
 }
 
 /* -- commands ----------------------------------------------------------- */
@@ -1593,6 +2069,11 @@ op_run(req_t *q, resp_t *r)
 	    fnum(q, 1, 0, LLONG_MAX / 1000000, &tmo, r) != 0 ||
 	    fnum(q, 2, 0, 1, &has_in, r) != 0)
 		return;
+	if (policy.p_on && !is_listed(P_RUN, path, 0)) {
+		resp_failf(r, "denied", "'%s' is not a command this engine "
+		    "runs", path);
+		return;
+	}
 	nargs = q->q_n - 4;
 	if ((argv = calloc(nargs + 2, sizeof (char *))) == NULL) {
 		resp_fail(r, "nomem", "out of memory");
@@ -1851,14 +2332,21 @@ sdio_serve_main(int argc, char **argv)
 	char *rt;
 	int i, fd, bye;
 
-	if (argc != 2 || strcmp(argv[0], "--root") != 0 || argv[1][0] == '\0')
-		return (sdio_usage_error("%s%s", "serve: want --root ROOT",
-		    ""));
+	if ((argc != 2 && argc != 4) || strcmp(argv[0], "--root") != 0 ||
+	    argv[1][0] == '\0' || (argc == 4 && (strcmp(argv[2], "--allow") !=
+	    0 || argv[3][0] != '/')))
+		return (sdio_usage_error("%s%s", "serve: want --root ROOT "
+		    "[--allow /POLICY]", ""));
 	if ((rt = abspath(argv[1])) == NULL) {
 		(void) fprintf(stderr, "sdio: out of memory\n");
 		return (SDIO_EXIT_SETUP);
 	}
 	root = rt;
+	if (confine_setup(argc == 4 ? argv[3] : NULL) != 0) {
+		confine_free();
+		free(rt);
+		return (SDIO_EXIT_SETUP);
+	}
 	for (i = 0; i < MAX_LOCKS; i++)
 		held[i].h_fd = -1;
 	/*
@@ -1909,6 +2397,7 @@ sdio_serve_main(int argc, char **argv)
 	release_all();
 	free(q.q_f);
 	free(r.r_f);
+	confine_free();
 	free(rt);
 	return (SDIO_EXIT_OK);
 }

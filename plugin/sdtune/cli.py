@@ -224,16 +224,19 @@ def _main(argv: Optional[List[str]], out: TextIO,
     args = _parse(argv)
     host: Optional[Host] = None
     cfg: Optional[Config] = None
+    # `--host ''` (an unset variable in a script) is a destination to
+    # refuse, never this machine.
+    remote = args.remote is not None
     try:
         try:
-            if not args.remote:
+            if not remote:
                 _check_root_dir(args.root, machine)
             # The configuration is read before -R applies: it names the
             # commands and paths that the root then scopes.  It is this
             # machine's, also for --host: it says how to reach the
             # appliance and what is where there.
             cfg = load_config(machine, args.config)
-            if args.remote:
+            if remote:
                 host = _ssh_host(args.remote, args.root, cfg)
                 _check_root_dir(args.root, host)
             else:

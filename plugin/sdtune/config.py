@@ -42,6 +42,15 @@ _SECTION_RE = re.compile(r"\s*\[(?P<name>[^\]]+)\]")
 _KEY_RE = re.compile(r"(?P<key>[^=:\s#;\[][^=:]*?)\s*[=:]")
 
 
+@dataclass(frozen=True)
+class Signing:
+    """[signing] (Config.signing): paths on the appliance, before -R."""
+
+    key: Optional[str]
+    identity: Optional[str]
+    allowed_signers: Optional[str]
+
+
 @dataclass
 class Config:
     """The merged configuration and the files it came from."""
@@ -133,6 +142,29 @@ class Config:
             raise self.error("ssh", "options", "[ssh] options: an "
                              "unbalanced quote") from None
         return path, options
+
+    def signing(self) -> "Signing":
+        """[signing]: how `results --export` signs an export and
+        `results --import` verifies one (OpenSSH's `ssh-keygen -Y`,
+        namespace sdtune-records).  ``key``: the private key that signs
+        exports (empty: exports are unsigned); ``identity``: the signer's
+        name written into an export, as the importers' allowed-signers
+        file knows it (empty: the node name); ``allowed_signers``: the
+        signers this appliance trusts (ssh-keygen(1) ALLOWED SIGNERS).
+        Both files are resolved under -R ROOT, like [paths]."""
+        section = self.sections.get("signing", {})
+        for name in ("key", "allowed_signers"):
+            value = section.get(name, "")
+            if value and not value.startswith("/"):
+                raise self.error("signing", name, "[signing] %s = '%s': "
+                                 "expected an absolute path" % (name, value))
+        identity = section.get("identity", "").strip()
+        if identity and not re.match(r"^[!-~]{1,256}\Z", identity):
+            raise self.error("signing", "identity", "[signing] identity = "
+                             "'%s': expected printable text without blanks"
+                             % identity)
+        return Signing(section.get("key", "") or None, identity or None,
+                       section.get("allowed_signers", "") or None)
 
     def certify(self) -> "CertifySettings":
         """[certify]: how certification measures."""

@@ -321,6 +321,34 @@ def test_F9_two_names_for_one_file_refused(lab, tmp_path):
     assert lab.md5() == before
 
 
+@pytest.mark.parametrize("name", ["file", "disk"])
+def test_F9_a_target_another_certify_holds_is_refused(lab, name):
+    """Adversarial 2026-11-27, F9: a second certify of one target, while
+    the first measures it, ran to the end and both verdicts came out
+    wrong.  While another sdtune holds a target (here this test, through
+    the very function certify uses), certify refuses it (exit 3) before
+    any I/O, under any name for that disk."""
+    from sdtune.certify.certifier import Target, targets_locked
+    from sdtune.config import commands_for, load_config
+    from sdtune.host import RealHost
+    from sdtune.inventory.disks import take_inventory
+    cfg = load_config(RealHost(), lab.config)
+    host = RealHost(lab.app.root, commands_for(cfg),
+                    libraries=dict(cfg.libraries))
+    if name == "file":
+        held, given = Target(lab.target, lab.target, None), lab.target
+    else:
+        disk = next(d for d in take_inventory(host).disks
+                    if d.name == FREE_DISK)
+        held = Target(FREE_DISK, "/dev/rdsk/%sp0" % FREE_DISK, disk)
+        given = "/dev/rdsk/%ss0" % FREE_DISK
+    with targets_locked(host, "/var/sdtune", [held]):
+        proc = lab.certify(given)
+    refused_before_any_io(lab, proc, codes=(3,))
+    assert "another sdtune process is certifying it" in proc.stderr
+    assert lab.certify(lab.target).returncode == 0      # free again
+
+
 # ---------------------------------------------------- pure functions
 
 def test_W4_logical_block_problem_range():

@@ -25,6 +25,29 @@ ENV = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
        "SDTUNE_ZONENAME_CMD": "/nonexistent"}
 
 
+# ------------------------------------------- U3 (adversarial 2026-11-27)
+
+@pytest.mark.parametrize("host", [["--host", ""], ["--host="],
+                                  ["--host", " "], ["--host", "\t"]])
+@pytest.mark.parametrize("cmd", [["disks"], ["apply", "--yes"]])
+def test_U3_empty_host_is_refused_not_this_machine(tmp_path, host, cmd):
+    """`sdtune --host "$NAS" apply` with NAS unset must not tune the
+    machine sdtune runs on: an empty or blank DEST is a usage error."""
+    app = build(tmp_path)
+    inject_record(app, INTEL, {"physical-block-size": 4096})
+    before = sd_conf_bytes(app)
+    proc = subprocess.run([LAUNCHER, *host, "-R", app.root, "--config",
+                           app.config, *cmd], env=ENV, capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL)
+    no_traceback(proc)
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    assert "not an ssh destination" in proc.stderr
+    assert proc.stdout == ""
+    assert sd_conf_bytes(app) == before
+    assert not os.path.exists(journal_dir(app)) or \
+        not os.listdir(journal_dir(app))
+
+
 # ---------------------------------------------------------------- U3 / W7
 
 @pytest.mark.parametrize("spelling", ["--conf", "--confi", "--co"])

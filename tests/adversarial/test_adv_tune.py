@@ -17,7 +17,7 @@ import pytest
 from tests.adversarial.support import (INTEL, INTEL_DISK, LAUNCHER, build,
                                        config_with, failing, inject_record,
                                        journal_dir, mode_of, no_traceback,
-                                       run, sd_conf_bytes)
+                                       run, script, sd_conf_bytes)
 from tests.sim.appliance import Appliance
 from tests.sim.testing import INTEL as INTEL_SPEC, as_foreground, facts_host
 from tests.sim.testing import open_to_others
@@ -64,6 +64,72 @@ def test_U1_baseline_holds_back_ashift9(tmp_path):
     proc = run(app, "plan")
     assert proc.returncode == 0, proc.stderr
     assert "held back" in proc.stdout and "ashift=9" in proc.stdout
+
+
+HGST_KEY = "HGST    HUS724040ALS640 "
+
+
+def hgst_mirror_app(tmp_path, ashift, record_block, spare=True,
+                    log_ashift=None) -> Appliance:
+    """Adversarial report 2026-11-27, U1: the HGST HUS724040ALS640 as
+    the two sides of an ashift-``ashift`` mirror of pool tank (and its
+    spare), with a record saying its native block is ``record_block``;
+    ``log_ashift``: the pool also has a log vdev (the Intel SSD) of that
+    ashift."""
+    from tests.sim.testing import HGST_6F8D, hgst
+    disks = [HGST_6F8D, hgst("7A11", 3), INTEL_SPEC]
+    pool = {"name": "tank", "vdevs": [
+        {"type": "mirror", "ashift": ashift,
+         "disks": [HGST_6F8D["name"], "c0t5000CCA0496E7A11d0"]}]}
+    if spare:
+        disks.append(hgst("8D14", 6))
+        pool["spares"] = ["c0t5000CCA0496E8D14d0"]
+    if log_ashift is not None:
+        pool["logs"] = [{"type": "disk", "ashift": log_ashift,
+                         "disks": [INTEL_SPEC["name"]]}]
+    app = Appliance.build(facts_host(disks, pools=[pool]),
+                          str(tmp_path / "mirror"))
+    inject_record(app, HGST_KEY,
+                  {"physical-block-size": record_block}, serial="A12X")
+    return app
+
+
+@pytest.mark.parametrize("ashift, block, held", [
+    (12, 8192, True),       # the report's case: 8192 above ashift 12
+    (12, 16384, True),
+    (12, 4096, False),      # fits: no hold
+    (13, 8192, False),
+    (9, 4096, True),        # the rule that held before
+])
+def test_U1_block_above_any_vdev_ashift_is_held_back(tmp_path, ashift,
+                                                     block, held):
+    """Never above the ashift of any vdev the model serves or could be
+    replaced into, whatever the numbers (it held for ashift 9 only)."""
+    app = hgst_mirror_app(tmp_path, ashift, block)
+    proc = run(app, "plan", "-o", "json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    planned = [c["set"] for c in doc["changes"] if c["key"] == HGST_KEY]
+    holds = [h["reason"] for h in doc["held"] if h["key"] == HGST_KEY]
+    if held:
+        assert not planned, planned
+        assert any("ashift=%d vdev of pool tank" % ashift in r
+                   for r in holds), holds
+    else:
+        assert planned == [{"physical-block-size": str(block)}], doc
+
+
+def test_U1_spare_must_fit_the_smallest_vdev_of_its_pool(tmp_path):
+    """A spare stands by for every vdev of its pool: an ashift-13 mirror
+    with an ashift-12 log holds 8192 back for the model's spare (only the
+    spare is then of this model outside the mirror)."""
+    app = hgst_mirror_app(tmp_path, 13, 8192, log_ashift=12)
+    proc = run(app, "plan", "-o", "json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert not [c for c in doc["changes"] if c["key"] == HGST_KEY], doc
+    assert any("is a spare of pool tank, which has an ashift=12 vdev"
+               in h["reason"] for h in doc["held"]), doc["held"]
 
 
 @pytest.mark.parametrize("broken", ["zdb", "zpool"])
@@ -293,6 +359,119 @@ def test_D5_journal_update_failing_after_rename_restores(tmp_path):
     assert sd_conf_bytes(app) == before
 
 
+# ------------------------------------------- F3 (adversarial 2026-11-27)
+
+@pytest.mark.parametrize("firmware", [None, "", "   "])
+def test_F3_record_naming_no_firmware_is_held(tmp_path, firmware):
+    """A record without a firmware is of an unknown one: held like a
+    record of another firmware (it bypassed the screen), unless
+    --allow-firmware-mismatch."""
+    app = build(tmp_path)
+    inject_record(app, INTEL, {"physical-block-size": 4096,
+                               "throttle-max": 32}, firmware=firmware)
+    proc = run(app, "plan", "-o", "json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert not [c for c in doc["changes"] if c["key"] == INTEL
+                and "throttle-max" in c["set"]], doc["changes"]
+    assert any(h["key"] == INTEL and h["tunable"] == "throttle-max" and
+               "a firmware it does not name" in h["reason"]
+               for h in doc["held"]), doc["held"]
+    proc = run(app, "plan", "-o", "json", "--allow-firmware-mismatch")
+    doc = json.loads(proc.stdout)
+    assert [c["set"]["throttle-max"] for c in doc["changes"]
+            if c["key"] == INTEL] == ["32"]
+
+
+# ------------------------------------------- D1 (adversarial 2026-11-27)
+
+def _blocks(app):
+    proc = run(app, "disks", "-o", "json")
+    assert proc.returncode == 0, proc.stderr
+    return {d["name"]: d["physical_block_bytes"]
+            for d in json.loads(proc.stdout)["disks"]}
+
+
+def _acts_then_fails(app, tmp_path, step):
+    """A config whose ``step`` command, the first time, does its work,
+    then exits 1 (a late failure, or the timeout killing it after it
+    wrote); later runs succeed."""
+    real = os.path.join(app.bin, step)
+    mark = str(tmp_path / ("late-%s.ran" % step))
+    wrapper = script(str(tmp_path / ("late-" + step)),
+                     '[ -e %s ] && exec %s "$@"\ntouch %s\n%s "$@"\n'
+                     'echo "%s: failed late" >&2\nexit 1'
+                     % (mark, real, mark, real, step))
+    return config_with(app, str(tmp_path / ("late-%s.conf" % step)),
+                       **{step: wrapper})
+
+
+def test_D1_bootadm_that_acts_then_fails_is_run_again_on_undo(tmp_path):
+    """bootadm rebuilt the archive from the new sd.conf, then exited 1:
+    undo restores sd.conf AND rebuilds the archive from it, so a crash
+    reboot boots the old values the journal says are in force."""
+    from tests.sim.testing import platform_appliance
+    app = platform_appliance(str(tmp_path / "omnios"), "omnios")
+    before = _blocks(app)
+    plan = json.loads(run(app, "plan", "-o", "json").stdout)
+    assert plan["changes"], "the scenario must plan something"
+    proc = run(app, "apply", "--yes",
+               config=_acts_then_fails(app, tmp_path, "bootadm"))
+    no_traceback(proc)
+    assert proc.returncode == 4, proc.stderr
+    assert "bootadm: failed late" in proc.stderr
+    assert "sd.conf was restored" in proc.stderr
+    assert "boot archive still" not in proc.stderr   # rebuilt again: fine
+    app.reboot(clean=False)                          # power loss
+    assert _blocks(app) == before
+
+
+def test_D1_update_drv_that_acts_then_fails_is_run_again_on_undo(tmp_path):
+    """update_drv loaded the new sd.conf, then exited 1: undo reloads
+    the restored file, so a disk that attaches afterwards gets the old
+    values, as the journal (undone) says."""
+    from tests.sim.testing import platform_appliance
+    app = platform_appliance(str(tmp_path / "omnios"), "omnios")
+    before = _blocks(app)
+    plan = json.loads(run(app, "plan", "-o", "json").stdout)
+    disk = plan["changes"][0]["disks"][0]
+    proc = run(app, "apply", "--yes",
+               config=_acts_then_fails(app, tmp_path, "update_drv"))
+    no_traceback(proc)
+    assert proc.returncode == 4, proc.stderr
+    assert "update_drv: failed late" in proc.stderr
+    assert "may use the new values" not in proc.stderr
+    app.set_busy(disk, False)
+    app.hotplug(disk)
+    assert _blocks(app)[disk] == before[disk]
+
+
+def test_D1_a_step_that_fails_again_on_undo_says_what_to_run(tmp_path):
+    """update_drv fails on every run: the message says the driver may
+    still use the new values and what to run."""
+    app = build(tmp_path)
+    inject_record(app, INTEL, {"physical-block-size": 4096})
+    cfg = config_with(app, str(tmp_path / "fail.conf"),
+                      update_drv=failing(tmp_path, "update_drv"))
+    proc = run(app, "apply", "--yes", config=cfg)
+    no_traceback(proc)
+    assert proc.returncode == 4, proc.stderr
+    assert "but the sd driver still may use the new values: run " \
+        "'update_drv -vf sd'" in proc.stderr, proc.stderr
+
+
+def test_F7_a_step_killed_by_a_signal_says_so(tmp_path):
+    app = build(tmp_path)
+    inject_record(app, INTEL, {"physical-block-size": 4096})
+    killed = script(str(tmp_path / "killed-update_drv"), "kill -9 $$")
+    cfg = config_with(app, str(tmp_path / "kill.conf"), update_drv=killed)
+    proc = run(app, "apply", "--yes", config=cfg)
+    no_traceback(proc)
+    assert proc.returncode == 4, proc.stderr
+    assert "was killed by signal 9" in proc.stderr
+    assert "exited -9" not in proc.stderr
+
+
 # ---------------------------------------------------------------- D7 / T7
 
 def applied(tmp_path):
@@ -464,6 +643,45 @@ def test_F11_symlinked_sd_conf_refused_before_journal(tmp_path):
     assert "symbolic link" in proc.stderr
     assert not os.path.exists(journal_dir(app)) or \
         not os.listdir(journal_dir(app))
+
+
+# ------------------------------------------- W2 (adversarial 2026-11-27)
+
+def _state_dir_linked(app, tmp_path):
+    """var/sdtune a symbolic link to another directory (with the records
+    moved there): what the link points to must stay untouched."""
+    state = os.path.join(app.root, "var", "sdtune")
+    elsewhere = str(tmp_path / "elsewhere")
+    os.rename(state, elsewhere)
+    os.symlink(elsewhere, state)
+    return elsewhere
+
+
+def _tree(top):
+    return sorted(os.path.relpath(os.path.join(d, n), top)
+                  for d, dirs, files in os.walk(top) for n in dirs + files)
+
+
+@pytest.mark.parametrize("cmd", [["apply", "--yes"],
+                                 ["rollback", "--last", "--yes"],
+                                 ["recover"]])
+def test_W2_symlinked_state_dir_is_refused_before_anything(tmp_path, cmd):
+    """Every command that writes state refuses a symbolic link on the
+    way the same way (exit 3) and creates nothing through it: apply
+    used to create the lock and journal/ in the link's target, then exit
+    4."""
+    app = build(tmp_path)
+    inject_record(app, INTEL, {"physical-block-size": 4096})
+    if cmd[0] == "rollback":
+        assert run(app, "apply", "--yes").returncode == 0
+    elsewhere = _state_dir_linked(app, tmp_path)
+    before, tree = sd_conf_bytes(app), _tree(elsewhere)
+    proc = run(app, *cmd)
+    no_traceback(proc)
+    assert proc.returncode == 3, (proc.returncode, proc.stderr)
+    assert "is a symbolic link" in proc.stderr
+    assert _tree(elsewhere) == tree
+    assert sd_conf_bytes(app) == before
 
 
 # ---------------------------------------------------------------- W3 / D4

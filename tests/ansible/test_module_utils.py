@@ -194,8 +194,11 @@ def test_rollback_target_by_id():
     entries.append(entry("000003", rollback_of="000001"))
     assert su.rollback_target(entries, "1") == (
         None, "entry 000001 was rolled back by 000003")
-    # An unknown id is sdtune's to refuse, with its own message.
-    assert su.rollback_target(entries, "abc") == ("abc", None)
+    # An unknown id is sdtune's to refuse, with its own message; what is
+    # not an id at all is refused here (adversarial 2026-11-27 F11).
+    assert su.rollback_target(entries, "999") == ("000999", None)
+    with pytest.raises(su.SdtuneFailure):
+        su.rollback_target(entries, "abc")
 
 
 # -- sdtune_records ---------------------------------------------------------

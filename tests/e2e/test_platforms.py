@@ -12,6 +12,8 @@ end to end against the simulated appliance: apply, reboot, verify.
   warning when another BE boots next.
 * A shadowing copy on the module path: plan edits the file the kernel
   reads, verify and audit say so.
+* NexentaStor 3, 4 and 5 as they really print themselves (issue 27):
+  detected as NexentaStor, and changed the boot-archive way.
 """
 
 import json
@@ -214,6 +216,44 @@ def test_boot_archive_is_updated_with_every_change(tmp_path, name):
         read(app, "/kernel/drv/sd.conf").decode("latin-1")
     app.reboot(clean=False)
     assert states(app)[disk][0] == "not matched"
+
+
+@pytest.mark.parametrize("scenario, release, version", [
+    ("nexentastor-3", None, "3.1.6"),
+    ("nexentastor-4", None, "4.0.3-FP2"),
+    # No verbatim NexentaStor 5 /etc/release is known: none, uname decides.
+    ("omnios", "nexentastor-5.3-inferred", "5.3.0.20"),
+])
+def test_nexentastor_is_detected_by_what_it_prints(tmp_path, scenario,
+                                                   release, version):
+    """NexentaStor 3 and 4 say "Open Storage Appliance" in /etc/release,
+    never "NexentaStor"; uname -v names them (NexentaOS_134f,
+    NexentaOS_4:<rev>, NexentaStor_5.x).  Detected, they get the boot
+    archive rebuilt with every change, as every NexentaStor."""
+    if release is None:
+        app = platform_appliance(str(tmp_path / scenario), scenario)
+    else:
+        app = build(tmp_path, scenario, name="nexentastor", release=release,
+                    boot_environments=[{"name": "nexentastor",
+                                        "active": "NR"}])
+    doc = json.loads(run(app, "disks", "-o", "json").stdout)
+    assert doc["platform"]["name"] == "nexentastor"
+    assert doc["platform"]["version"] == version
+    assert doc["platform"]["notes"] == ([] if release is None else
+                                        ["no /etc/release"])
+    proc = run(app, "disks")
+    assert proc.returncode == 0, proc.stderr
+    assert "nexentastor" in proc.stdout
+    disk = spare(app)
+    out = tune(app).stdout
+    assert "run bootadm" in out and "run update_drv" in out
+    entry = json.loads(run(app, "history", "-o", "json").stdout)[
+        "entries"][-1]
+    assert entry["steps"] == ["bootadm", "update_drv"]
+    assert entry["platform"]["name"] == "nexentastor"
+    app.reboot(clean=False)
+    assert states(app)[disk][0] == "applied"
+    assert throttle(app, disk) == 24
 
 
 def test_bootadm_failure_undoes_the_change(tmp_path):

@@ -63,6 +63,11 @@ def inject_record(app: Appliance, key: str, recommended: dict, serial: str,
                            "reason": "injected"},
            "recommended": recommended,
            "evidence": {"device": {"nv_sup": True}}}
+    if "throttle-max" in recommended:
+        # The queue verdict that gives it: imports re-derive
+        # recommendations from the verdicts (adversarial U2).
+        rec["queue_depth"].update(knee=recommended["throttle-max"],
+                                  throttle_max=recommended["throttle-max"])
     rec.update(more)
     os.makedirs(certify_dir(app), exist_ok=True)
     path = os.path.join(certify_dir(app), "%s--%s.json" % (
@@ -321,3 +326,343 @@ def test_a_record_json_cannot_carry_is_named_not_exported(tmp_path):
             "holds a number JSON cannot carry (NaN or infinity)\n"
             % (where, SAS, SAS_SERIAL))
     assert not os.path.exists(out)
+
+
+# ------------------------------------------- round 3 (adversarial 11-27)
+
+import copy  # noqa: E402
+import hashlib  # noqa: E402
+import subprocess  # noqa: E402
+
+
+def _digest(obj: dict) -> str:
+    rest = {k: v for k, v in obj.items() if k != "sha256"}
+    return hashlib.sha256(json.dumps(
+        rest, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+        allow_nan=False).encode()).hexdigest()
+
+
+def forge(src: str, dst: str, edit) -> str:
+    """adversarial-2026-11-27 Appendix A: edit an export, then recompute
+    every sha256 as anyone can."""
+    with open(src) as f:
+        doc = json.load(f)
+    doc = edit(doc) or doc
+    for e in doc["records"]:
+        e["sha256"] = _digest(e)
+    doc["count"] = len(doc["records"])
+    # The signature, if any, is left as it was and out of the digest.
+    doc["sha256"] = _digest({k: v for k, v in doc.items()
+                             if k != "signature"})
+    with open(dst, "w") as f:
+        f.write(json.dumps(doc, indent=2) + "\n")
+    return dst
+
+
+@pytest.fixture
+def fs01_export(tmp_path):
+    """A genuine export of fs01 holding one TOSHIBA PX04SMB040 record
+    (512 native, volatile cache, nv_sup false), and a fresh fs09."""
+    fs01 = appliance(tmp_path, "fs01")
+    inject_record(fs01, TOSHIBA, {}, serial="X5R0A01ETBD1",
+                  firmware="AM04", cache="volatile",
+                  evidence={"device": {"nv_sup": False}})
+    export = str(tmp_path / "fs01.json")
+    ok(fs01.sdtune("results", "--export", export))
+    return export, appliance(tmp_path, "fs09")
+
+
+def _records(doc, *edits):
+    base = doc["records"][0]
+    out = []
+    for edit in edits:
+        e = copy.deepcopy(base)
+        edit(e)
+        out.append(e)
+    doc["records"] = out
+
+
+def test_U2_an_inconsistent_record_is_refused_and_nothing_stored(
+        fs01_export, tmp_path):
+    export, fs09 = fs01_export
+
+    def big(doc):
+        r = doc["records"][0]["record"]
+        r["serial"] = "BIG01"
+        r["recommended"] = {"physical-block-size": 65536}
+    proc = fs09.sdtune("results", "--import",
+                       forge(export, str(tmp_path / "big.json"), big))
+    assert proc.returncode == 4, proc.stdout + proc.stderr
+    assert ("record 1 (key \"%s\", serial BIG01): recommends what its "
+            "verdicts do not: field 'recommended.physical-block-size' is "
+            "65536" % TOSHIBA) in proc.stderr
+    assert snapshot(fs09) == {}
+
+
+def test_U2_a_forged_nonvolatile_claim_never_reaches_sd_conf(
+        fs01_export, tmp_path):
+    export, fs09 = fs01_export
+
+    def nv(doc):
+        def unit(serial):
+            def edit(e):
+                r = e["record"]
+                r["serial"], r["cache"] = serial, "nonvolatile"
+                r["evidence"] = {"device": {"nv_sup": True}}
+                r["recommended"] = {"cache-nonvolatile": True}
+            return edit
+        _records(doc, unit("NV01"), unit("NV02"), unit("NV03"))
+    forged = forge(export, str(tmp_path / "nv.json"), nv)
+    ok(fs09.sdtune("results", "--import", forged))
+    assert len(snapshot(fs09)) == 3         # stored, and shown
+    for extra in ((), ("--allow-no-nv-evidence",)):
+        proc = ok(fs09.sdtune("plan", "-o", "json", *extra))
+        plan = json.loads(proc.stdout)
+        assert "cache-nonvolatile" not in json.dumps(plan.get("changes")), \
+            proc.stdout
+        assert "cache-nonvolatile:true" not in plan.get("diff", "")
+        assert any("unsigned import" in h["reason"]
+                   for h in plan["held"]), plan["held"]
+
+
+def test_D2_a_long_origin_host_is_stored_under_a_name_that_fits(
+        fs01_export, tmp_path):
+    export, fs09 = fs01_export
+
+    def long_host(doc):
+        def e1(e):
+            e["record"]["serial"], e["origin"]["host"] = "OK01", "fsok"
+
+        def e2(e):
+            e["record"]["serial"], e["origin"]["host"] = "LONG02", "h" * 300
+        _records(doc, e1, e2)
+    proc = ok(fs09.sdtune("results", "--import", forge(
+        export, str(tmp_path / "long.json"), long_host), "-o", "json"))
+    doc = json.loads(proc.stdout)
+    assert doc["changed"] is True and len(doc["imported"]) == 2
+    names = list(snapshot(fs09))
+    assert len(names) == 2 and all(len(n) <= 255 for n in names)
+    ok(fs09.sdtune("results"))
+
+
+def test_D2_an_import_that_fails_stores_nothing(fs01_export, tmp_path):
+    export, fs09 = fs01_export
+
+    def two(doc):
+        def e1(e):
+            e["record"]["serial"] = "OK01"
+
+        def e2(e):
+            e["record"]["serial"] = "BLOCKED02"
+        _records(doc, e1, e2)
+    forged = forge(export, str(tmp_path / "two.json"), two)
+    # A dangling symbolic link sits at record 2's name: sdtune never
+    # writes through one (bba15c0 wrote record 1, then refused record 2
+    # and kept record 1).
+    os.makedirs(certify_dir(fs09))
+    os.symlink(str(tmp_path / "nowhere"), os.path.join(
+        certify_dir(fs09), "imported+fs01+TOSHIBA_PX04SMB040--BLOCKED02--"
+        "AM04.json"))
+    proc = fs09.sdtune("results", "--import", forged, "-o", "json")
+    assert proc.returncode == 3, proc.stderr
+    assert "symbolic link" in proc.stderr and proc.stdout == ""
+    assert not os.path.exists(tmp_path / "nowhere")
+    assert list(snapshot_files(fs09)) == [], snapshot_files(fs09)
+
+
+def snapshot_files(app: Appliance) -> list:
+    d = certify_dir(app)
+    return [n for n in sorted(os.listdir(d))
+            if os.path.isfile(os.path.join(d, n))]
+
+
+def run_launcher(app: Appliance, *args: str, close_stdin: bool = False,
+                 timeout: float = 30) -> subprocess.CompletedProcess:
+    """app.sdtune with a timeout (a hang is a failure, not a stuck
+    run), and with standard input closed if asked."""
+    env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
+           "SDTUNE_ZONENAME_CMD": "/nonexistent"}
+    argv = [os.path.join(REPO, "bin", "sdtune"), "-R", app.root,
+            "--config", app.config, *args]
+    if close_stdin:
+        argv = ["/bin/sh", "-c", 'exec "$@" <&-', "sh"] + argv
+    return subprocess.run(argv, env=env, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=timeout,
+                          check=False)
+
+
+@pytest.mark.parametrize("command", [("results", "--import"),
+                                     ("infer", "--from")])
+def test_H1_a_fifo_is_refused_without_waiting(tmp_path, command):
+    app = appliance(tmp_path, "fs09")
+    fifo = str(tmp_path / "fifo")
+    os.mkfifo(fifo)
+    proc = run_launcher(app, *command, fifo, timeout=20)
+    assert proc.returncode == 4, proc.stderr
+    assert proc.stderr == "sdtune: cannot %s '%s': not a regular file (a " \
+        "FIFO)\n" % ("import" if command[0] == "results" else "infer from",
+                     fifo)
+    proc = run_launcher(app, *command, "/dev/zero", timeout=20)
+    assert proc.returncode == 4 and "not a regular file (a device)" in \
+        proc.stderr
+
+
+def test_T4_import_from_a_closed_stdin_is_a_clean_error(tmp_path):
+    app = appliance(tmp_path, "fs09")
+    proc = run_launcher(app, "results", "--import", "-", close_stdin=True)
+    assert proc.returncode == 4, proc.stderr
+    assert proc.stderr == "sdtune: cannot import '-': standard input is " \
+        "closed\n"
+
+
+def test_F1_travelling_text_is_escaped_or_refused(fs01_export, tmp_path):
+    export, fs09 = fs01_export
+
+    def evil_serial(doc):
+        doc["records"][0]["record"]["serial"] = "EV\x1b]0;pwn\x07"
+    proc = fs09.sdtune("results", "--import", forge(
+        export, str(tmp_path / "e1.json"), evil_serial))
+    assert proc.returncode == 4
+    assert "field 'serial' holds a control character" in proc.stderr
+    assert "\x1b" not in proc.stdout + proc.stderr
+
+    # What may travel is printed as the tables print it.
+    def backslash(doc):
+        doc["records"][0]["record"]["serial"] = "EV\\01"
+    proc = ok(fs09.sdtune("results", "--import", forge(
+        export, str(tmp_path / "e3.json"), backslash)))
+    assert 'serial EV\\\\01 firmware' in proc.stdout, proc.stdout
+
+    def evil_host(doc):
+        doc["records"][0]["record"]["serial"] = "EV02"
+        doc["records"][0]["origin"]["host"] = "evil\x1b]0;pwn\x07"
+    proc = fs09.sdtune("results", "--import", forge(
+        export, str(tmp_path / "e2.json"), evil_host))
+    assert proc.returncode == 4
+    assert "field 'origin.host' holds a control character" in proc.stderr
+    assert "\x1b" not in proc.stdout + proc.stderr
+
+
+def test_F4_a_local_serial_in_another_case_is_the_same_unit(
+        fs01_export, tmp_path):
+    export, fs09 = fs01_export
+    inject_record(fs09, TOSHIBA, {}, serial="X5R0A01ETBD1",
+                  firmware="AM04", cache="volatile",
+                  evidence={"device": {"nv_sup": False}})
+
+    def lower(doc):
+        doc["records"][0]["record"]["serial"] = "x5r0a01etbd1"
+    proc = ok(fs09.sdtune("results", "--import", forge(
+        export, str(tmp_path / "lower.json"), lower), "-o", "json"))
+    doc = json.loads(proc.stdout)
+    assert doc["changed"] is False and doc["imported"] == []
+    (skipped,) = doc["skipped"]
+    assert skipped["reason"].startswith("a local certification of this "
+                                        "serial exists")
+    assert len(snapshot(fs09)) == 1
+
+
+def test_F12_usage_errors_name_a_verb(tmp_path):
+    app = appliance(tmp_path, "fs09")
+    proc = app.sdtune("results", "--key", TOSHIBA)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("sdtune: cannot use '--key %s': applies "
+                                  "to --export only" % TOSHIBA)
+    proc = app.sdtune("results", "--dry-run")
+    assert proc.stderr.startswith("sdtune: cannot use '--dry-run'")
+
+
+# ------------------------------------------- signing (adversarial U2)
+
+SSH_KEYGEN = "/usr/bin/ssh-keygen"
+
+
+def _signing_pair(tmp_path, fs01: Appliance, fs09: Appliance,
+                  trust: bool = True) -> None:
+    """fs01 signs its exports with a key of its own ([signing] key, under
+    its root); fs09's allowed-signers file trusts it (or, without
+    ``trust``, another key only)."""
+    etc = os.path.join(fs01.root, "etc", "sdtune")
+    os.makedirs(etc, exist_ok=True)
+    key = os.path.join(etc, "export_key")
+    subprocess.run([SSH_KEYGEN, "-q", "-t", "ed25519", "-N", "", "-C",
+                    "fs01", "-f", key], check=True)
+    with open(fs01.config, "a") as f:
+        f.write("\n[signing]\nkey = /etc/sdtune/export_key\n")
+    pub = key + ".pub"
+    if not trust:
+        other = str(tmp_path / "other_key")
+        subprocess.run([SSH_KEYGEN, "-q", "-t", "ed25519", "-N", "", "-f",
+                        other], check=True)
+        pub = other + ".pub"
+    with open(pub) as f:
+        pubkey = f.read().strip()
+    allowed = os.path.join(fs09.root, "etc", "sdtune")
+    os.makedirs(allowed, exist_ok=True)
+    with open(os.path.join(allowed, "allowed_signers"), "w") as f:
+        f.write('fs01 namespaces="sdtune-records" %s\n' % pubkey)
+
+
+def _nv_fs01(tmp_path) -> Appliance:
+    fs01 = appliance(tmp_path, "fs01")
+    for serial in ("NV01", "NV02", "NV03"):
+        inject_record(fs01, TOSHIBA, {"cache-nonvolatile": True},
+                      serial=serial, firmware="AM04")
+    return fs01
+
+
+@pytest.mark.skipif(not os.access(SSH_KEYGEN, os.X_OK),
+                    reason="needs OpenSSH's ssh-keygen")
+def test_U2_a_signed_export_verified_on_import_is_evidence(tmp_path):
+    fs01, fs09 = _nv_fs01(tmp_path), appliance(tmp_path, "fs09")
+    _signing_pair(tmp_path, fs01, fs09)
+    export = str(tmp_path / "signed.json")
+    proc = ok(fs01.sdtune("results", "--export", export))
+    assert "signed by fs01" in proc.stdout
+    with open(export) as f:
+        assert set(json.load(f)["signature"]) == {"identity",
+                                                  "ssh_signature"}
+    proc = ok(fs09.sdtune("results", "--import", export, "-o", "json"))
+    assert json.loads(proc.stdout)["signed_by"] == "fs01"
+    stored = [json.loads(v) for v in snapshot(fs09).values()]
+    assert {d["imported"]["signed_by"] for d in stored} == {"fs01"}
+    plan = json.loads(ok(fs09.sdtune("plan", "-o", "json")).stdout)
+    assert "cache-nonvolatile:true" in plan["diff"], plan
+
+    # Edited after signing, every digest recomputed: refused whole.
+    def edit(doc):
+        doc["records"][0]["record"]["firmware"] = "AM05"
+    forged = forge(export, str(tmp_path / "edited.json"), edit)
+    fresh = appliance(tmp_path, "fs10")
+    os.makedirs(os.path.join(fresh.root, "etc", "sdtune"))
+    with open(os.path.join(fs09.root, "etc", "sdtune",
+                           "allowed_signers")) as f:
+        trusted = f.read()
+    with open(os.path.join(fresh.root, "etc", "sdtune", "allowed_signers"),
+              "w") as f:
+        f.write(trusted)
+    proc = fresh.sdtune("results", "--import", forged)
+    assert proc.returncode == 4, proc.stderr
+    assert "the signature of fs01 does not verify" in proc.stderr
+    assert snapshot(fresh) == {}
+
+    # The signature stripped: imported, unsigned, not evidence.
+    def strip(doc):
+        del doc["signature"]
+    proc = ok(fresh.sdtune("results", "--import", forge(
+        export, str(tmp_path / "stripped.json"), strip)))
+    assert "unsigned: never evidence of a non-volatile cache" in proc.stdout
+    plan = json.loads(ok(fresh.sdtune("plan", "-o", "json")).stdout)
+    assert "cache-nonvolatile:true" not in plan["diff"]
+
+
+@pytest.mark.skipif(not os.access(SSH_KEYGEN, os.X_OK),
+                    reason="needs OpenSSH's ssh-keygen")
+def test_U2_a_signer_the_importer_does_not_trust_is_refused(tmp_path):
+    fs01, fs09 = _nv_fs01(tmp_path), appliance(tmp_path, "fs09")
+    _signing_pair(tmp_path, fs01, fs09, trust=False)
+    export = str(tmp_path / "signed.json")
+    ok(fs01.sdtune("results", "--export", export))
+    proc = fs09.sdtune("results", "--import", export)
+    assert proc.returncode == 4
+    assert "does not verify" in proc.stderr and snapshot(fs09) == {}

@@ -68,6 +68,9 @@ from sdtune.certify.importers import (FIO, VDBENCH, classify,  # noqa
                                       parse_vdbench)
 from sdtune.certify.reports import Interval, StepResult  # noqa: E402
 from sdtune.errors import SdtuneError  # noqa: E402
+from sdtune.host import wire  # noqa: E402
+from sdtune.host.ssh import parse_answer  # noqa: E402
+from sdtune.platform.detect import Identity, identify  # noqa: E402
 from sdtune.inventory.devlinks import parse_path_to_inst  # noqa: E402
 from sdtune.inventory.diskinfo import parse_diskinfo_chp  # noqa: E402
 from sdtune.inventory.iostat import parse_iostat_en  # noqa: E402
@@ -611,6 +614,16 @@ PATH_TO_INST_TOKENS = [
     '"/scsi_vhci/disk@g5000cca0496e6f8d" 0 "sd"\n', '"/fw" 0 "acpinex"\n',
     "#comment\n", '"', "/pci@0,0/pci8086,2829@d/disk@0,0", " ", "0",
     "99999999999999999999", "\u00b2", '"sd"', "\n", "\t", "-1"]
+PLATFORM_TOKENS = [
+    "Open Storage Appliance v3.1.6\n", "Open Storage Appliance 4.0.3-FP2\n",
+    "NexentaOS_134f", "NexentaOS_4:0123456789", "NexentaStor_5.3.0.20",
+    "NexentaCore", "illumian", "  OmniOS v11 r151046l\n", "omnios-r151046",
+    "OpenIndiana Hipster 2024.04 (powered by illumos)\n", "oi_151a9",
+    "SmartOS 20240101T000000Z x86_64\n", "joyent_20240101T000000Z",
+    "illumos-1234abcd", "Tribblix m20\n", "Copyright", "\n", " ", "_",
+]
+WIRE_TOKENS = ["ok ", "err ", " 1\n", "\n", " ", "0", "-1",
+               "99999999999999999999", "errno", "protocol", "denied"]
 
 
 _FORMATS: Dict[str, Format] = {}
@@ -653,6 +666,9 @@ def _read_formats() -> Dict[str, Format]:
                          alphabet="0123456789abcdefxt"),
         "path_to_inst": Format(_corpus(inventory + "*path_to_inst*")
                                + [PATH_TO_INST], PATH_TO_INST_TOKENS),
+        "platform": Format(_corpus("platform/*"), PLATFORM_TOKENS),
+        "wire": Format(_wire_seeds(), WIRE_TOKENS,
+                       alphabet="0123456789-"),
     }
 
 
@@ -744,6 +760,58 @@ def _classify(steps: List[StepResult]) -> Any:
     return sector, pair, qd
 
 
+def _identify(text: str) -> Any:
+    """Release detection (issue 27): the text as /etc/release, its first
+    line as `uname -v`, each alone and both together; total."""
+    first = text.split("\n", 1)[0]
+    out = []
+    for release, uname_v in ((text, None), (None, first), (text, first),
+                             (first, text)):
+        found = identify(release, uname_v)
+        if not isinstance(found, Identity) or not found.name or \
+                not isinstance(found.name, str):
+            raise BadOutput("identify returned %r" % (found,))
+        out.append(found.name)
+    return out
+
+
+# Valid answers of every op, the seeds the wire target mutates (the
+# shapes of host/wire.py ANSWERS).
+WIRE_FIELDS = {
+    "hello": [b"2", b"0", b"root", b"4242", b"/", b""],
+    "read": [b"contents\n"], "readlink": [b"../target"],
+    "stat": [b"33188", b"12", b"2049", b"1", b"0", b"0", b"9",
+             b"1700000000000000000", b"1700000000000000000",
+             b"1700000000000000000"],
+    "listdir": [b"a", b"b"], "readlinks": [b"l1", b"t1", b"l2", b"t2"],
+    "samefile": [b"1"], "can_run": [b"0"], "lock": [],
+    "run": [b"0", b"0", b"out", b"err", b"1234"],
+    "now": [b"1700000000123456789"],
+}
+WIRE_OPS = sorted(wire.ANSWERS)
+
+
+def _wire_seeds() -> List[str]:
+    seeds = [wire.encode_answer("ok", 1, fields).decode("latin-1")
+             for fields in WIRE_FIELDS.values()]
+    seeds.append(wire.encode_answer("err", 1, [b"errno", b"2", b"ENOENT"])
+                 .decode("latin-1"))
+    return seeds
+
+
+def _parse_answer(text: str) -> Any:
+    """The client's reading of one engine answer (issue 27), as every op
+    in turn: a value, or a HostError (an SdtuneError), nothing else."""
+    data = text.encode("latin-1", "replace")
+    out = []
+    for op in WIRE_OPS:
+        try:
+            out.append(parse_answer(data, op))
+        except SdtuneError:
+            out.append(None)
+    return out
+
+
 @dataclass
 class Target:
     name: str
@@ -782,6 +850,8 @@ TARGETS = [
            parse_nvmeadm_identify_namespace, "nvmeadm"),
     Target("parse_nvmeadm_cache", parse_nvmeadm_cache, "nvmeadm"),
     Target("parse_path_to_inst", parse_path_to_inst, "path_to_inst"),
+    Target("identify_platform", _identify, "platform"),
+    Target("ssh_parse_answer", _parse_answer, "wire"),
 ]
 BY_NAME = {t.name: t for t in TARGETS}
 

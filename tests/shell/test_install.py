@@ -184,7 +184,8 @@ def test_install_engine_installs_the_engine_alone(tmp_path):
     proc = subprocess.run([os.path.join(root, "usr/lib/sdtune/bin/sdio"),
                            "serve", "--root", "/"], input=b"hello 0\n",
                           capture_output=True, timeout=30)
-    assert proc.returncode == 0 and proc.stdout.startswith(b"ok 6\n")
+    # "ok 6" and the answer's fields (a request id may follow the count).
+    assert proc.returncode == 0 and re.match(rb"ok 6[ \n]", proc.stdout)
 
 
 def test_reinstall_over_read_only_files(tmp_path):
@@ -441,3 +442,183 @@ def test_manifest_script_refuses_writable_files(tmp_path):
         capture_output=True, text=True, check=False)
     assert proc.returncode == 1
     assert "etc/sdtune/sdtune.conf: mode 0644" in proc.stderr
+
+
+# -- per platform (issue 27) ---------------------------------------------
+
+# What survives a reboot of a SmartOS global zone: / is a ramdisk, /usr
+# a read-only image; /opt and /var are datasets of the zones pool.
+SMARTOS_PERSISTENT = ("opt/", "var/")
+ENGINE = "/opt/sdtune/lib/sdtune/bin/sdio"
+
+
+def platform_root(path):
+    """An empty system root laid out like a SmartOS global zone: /usr
+    read-only, /etc and / the ramdisk's, /opt and /var persistent."""
+    for d in ("usr/bin", "usr/lib", "etc", "opt", "var"):
+        (path / d).mkdir(parents=True)
+    for d in ("usr/bin", "usr/lib", "usr"):
+        (path / d).chmod(0o555)
+    return path
+
+
+def test_smartos_global_zone_install_lives_in_opt(tmp_path):
+    """PREFIX=/opt/sdtune: every file on persistent storage, nothing in
+    the read-only /usr or the ramdisk's /etc; the launcher runs the
+    pkgsrc tools' python and the shipped defaults name the engine in
+    /opt."""
+    root = platform_root(tmp_path / "gz")
+    before = tree(root)
+    make("install", "DESTDIR=%s" % root, "PREFIX=/opt/sdtune",
+         "RUNTIME_PYTHON=/opt/tools/bin/python3.11")
+    after = tree(root)
+    assert {p: after[p] for p in before} == before
+    added = sorted(set(after) - set(before))
+    assert added and all(p.startswith(SMARTOS_PERSISTENT) for p in added)
+    files = {p: m for p, (k, m) in after.items() if k == "file"}
+    assert files == expected_files("opt/sdtune")
+    with open(root / "opt/sdtune/sbin/sdtune") as f:
+        launcher = f.read()
+    assert launcher.startswith("#!/usr/bin/ksh93\n")
+    assert "\npython=${SDTUNE_PYTHON:-/opt/tools/bin/python3.11}\n" in \
+        launcher
+    assert "/usr/bin/python3}" not in launcher
+    with open(root / "opt/sdtune/lib/sdtune/conf/sdtune.conf") as f:
+        assert "\nsdio = %s\n" % ENGINE in f.read()
+
+
+@needs_ksh
+def test_installed_launcher_runs_the_python_it_was_given(tmp_path):
+    root = install(tmp_path / "proto", prefix="/opt/sdtune")
+    launcher = os.path.join(root, "opt", "sdtune", "sbin", "sdtune")
+    env = {"PATH": "/usr/bin:/bin", "SDTUNE_ZONENAME_CMD": "/nonexistent"}
+    make("install", "DESTDIR=%s" % root, "PREFIX=/opt/sdtune",
+         "RUNTIME_PYTHON=/opt/tools/bin/python3.11")
+    proc = subprocess.run([os.path.realpath(KSH), launcher, "--help"],
+                          env=env, capture_output=True, text=True,
+                          check=False)
+    assert (proc.returncode, proc.stderr) == (
+        4, "sdtune: cannot run '/opt/tools/bin/python3.11': not found\n")
+    make("install", "DESTDIR=%s" % root, "PREFIX=/opt/sdtune",
+         "RUNTIME_PYTHON=%s" % sys.executable)
+    proc = subprocess.run([os.path.realpath(KSH), launcher, "--help"],
+                          env=env, capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "usage: sdtune" in proc.stdout
+
+
+@pytest.mark.parametrize("value", ["python3", ""])
+def test_runtime_python_must_be_absolute(tmp_path, value):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    proc = subprocess.run([MAKE, "--no-print-directory", "-C", REPO,
+                           "install", "DESTDIR=%s" % (tmp_path / "p"),
+                           "RUNTIME_PYTHON=%s" % value], env=env,
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode != 0
+    assert "is not an absolute path" in proc.stderr
+    assert not (tmp_path / "p" / "usr" / "sbin" / "sdtune").exists()
+
+
+def engine_tree(prefix):
+    """What install-engine installs under PREFIX (relative, with modes)."""
+    top = prefix.strip("/").split("/")
+    out = {"/".join(top[:i]): ("dir", 0o755) for i in range(1, len(top) + 1)}
+    lib = "/".join(top) + "/lib/sdtune"
+    for d in ("/lib", "/lib/sdtune", "/lib/sdtune/bin",
+              "/lib/sdtune/dtrace"):
+        out["/".join(top) + d] = ("dir", 0o755)
+    out[lib + "/bin/sdio"] = ("file", 0o555)
+    for name in os.listdir(os.path.join(REPO, "dtrace")):
+        if name.endswith(".d"):
+            out[lib + "/dtrace/" + name] = ("file", 0o444)
+    return out
+
+
+def readme_engine_steps():
+    """The README's install-engine command lines and whether it tells
+    the operator the controller's [commands] sdio line: the paths these
+    tests check are the ones the install steps give."""
+    with open(os.path.join(REPO, "README.md")) as f:
+        text = f.read()
+    lines = [line for line in text.splitlines()
+             if "install-engine" in line and "gmake" in line]
+    return lines, bool(re.search(r"^ *sdio = %s$" % re.escape(ENGINE),
+                                 text, re.M))
+
+
+def ssh_host(dest, cfg):
+    """The host `sdtune --host DEST` makes from the controller's config."""
+    from sdtune.config import commands_for
+    from sdtune.host.ssh import SshHost
+    ssh, options = cfg.ssh()
+    return SshHost(dest, "/", commands_for(cfg), ssh, options)
+
+
+def controller(tmp_path, clean_tree, engine):
+    """The config of a controller installed with PREFIX=/usr (its
+    shipped defaults), with a --config naming the appliance's engine."""
+    from sdtune.config import load_config
+    from sdtune.host import RealHost
+    override = tmp_path / "appliance.conf"
+    override.write_text("[commands]\nsdio = %s\n" % engine)
+    return load_config(RealHost("/"), str(override), system_config=None,
+                       defaults=os.path.join(clean_tree, "usr", "lib",
+                                             "sdtune", "conf",
+                                             "sdtune.conf"))
+
+
+@pytest.mark.parametrize("platform", ["smartos", "nexentastor-3",
+                                      "nexentastor-4", "nexentastor-5"])
+def test_engine_only_appliance_and_the_controllers_config(
+        tmp_path, clean_tree, platform):
+    """The SmartOS global zone and NexentaStor (no Python 3, no
+    compiler): the engine is built elsewhere into a DESTDIR and copied to
+    /opt/sdtune (a dataset of its own on NexentaStor); the controller
+    reaches it only where its [commands] sdio names it."""
+    steps, names_engine = readme_engine_steps()
+    assert steps and names_engine
+    for line in steps:
+        assert "PREFIX=/opt/sdtune" in line and "PREFIX=/usr" not in line
+    root = tmp_path / platform
+    make("install-engine", "DESTDIR=%s" % root, "PREFIX=/opt/sdtune")
+    assert tree(str(root)) == engine_tree("/opt/sdtune")
+    remote = ssh_host("root@nas1", controller(tmp_path, clean_tree, ENGINE))
+    assert remote.argv()[-2:] == ["root@nas1", ENGINE + " serve --root /"]
+    # The controller's shipped defaults alone name its own engine's path,
+    # /usr/lib/sdtune/bin/sdio: the [commands] sdio line is what the
+    # install steps tell the operator to add.
+    with open(os.path.join(clean_tree, "usr", "lib", "sdtune", "conf",
+                           "sdtune.conf")) as f:
+        assert "\nsdio = /usr/lib/sdtune/bin/sdio\n" in f.read()
+
+
+@pytest.mark.skipif(not _can_unshare(),
+                    reason="needs root and unshare -m for a private /opt")
+def test_engine_in_opt_serves_the_controller_over_ssh(tmp_path, clean_tree):
+    """The appliance end of `sdtune --host`: an ssh whose remote side
+    runs the command in a mount namespace where the DESTDIR's opt is
+    /opt, as on the appliance; the session starts with the engine the
+    config names, and finds the D scripts beside it."""
+    assert readme_engine_steps()[1]
+    root = tmp_path / "appliance"
+    make("install-engine", "DESTDIR=%s" % root, "PREFIX=/opt/sdtune")
+    ssh = tmp_path / "ssh"
+    ssh.write_text(
+        "#!/bin/sh\n"
+        "# the last argument is the remote command line\n"
+        "for last; do :; done\n"
+        "exec %s -m /bin/sh -c 'mount --bind \"$0\" /opt && "
+        "exec /bin/sh -c \"$1\"' '%s' \"$last\"\n"
+        % (shutil.which("unshare"), root / "opt"))
+    ssh.chmod(0o755)
+    cfg = controller(tmp_path, clean_tree, ENGINE)
+    cfg.sections.setdefault("ssh", {})["ssh"] = str(ssh)
+    remote = ssh_host("root@nas1", cfg)
+    try:
+        assert remote.is_root() == (os.geteuid() == 0)
+        assert remote.dtrace_dir() == "/opt/sdtune/lib/sdtune/dtrace"
+        assert remote.is_dir("/opt/sdtune/lib/sdtune/dtrace")
+    finally:
+        remote.close()

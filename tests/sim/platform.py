@@ -3,8 +3,12 @@
 same way) survives its reboot (shared/spec/platforms.md Parts 1 and 2).
 
 Scenario JSON may carry a top-level ``platform`` object (see
-tests/sim/README.md, "Platforms"); normalize() checks it.  Two kinds of
-platform are modelled:
+tests/sim/README.md, "Platforms"); normalize() checks it.  Its
+``release`` (boot-archive platforms) names a real release in
+tests/fixtures/platform, say ``nexentastor-3.1.6``: /etc/release and
+uname -v then print that system's own text (NexentaStor 3 and 4 never
+say "NexentaStor" in /etc/release; scenarios nexentastor-3 and -4).
+Two kinds of platform are modelled:
 
 * SmartOS and Triton (``smartos``, ``triton-hn``, ``triton-cn``): / is a
   ramdisk made from the platform image, so every reboot restores the
@@ -57,6 +61,14 @@ IMAGE_DIR = "platform-image"
 MEDIA_DIR = "usbkey-media"
 USBKEY = "/mnt/usbkey"
 BOOTFS = "/zones/boot"
+# A real release a scenario may name (platform.release): the fixture
+# tests/fixtures/platform/<release> (.release: /etc/release, .uname-v:
+# uname -v, byte for byte as a real system printed them; README.md there
+# names the sources).  A fixture without .release writes no /etc/release.
+RELEASE_DIR = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures",
+    "platform")
+_RELEASE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _BE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}$")
 _STAMP_RE = re.compile(r"^\d{8}T\d{6}Z$")
 _ACTIVE = ("NR", "N", "R", "")
@@ -103,11 +115,11 @@ def normalize(raw, s: Dict) -> Dict:
     if raw is None:
         return {"name": None, "boot": None, "stamp": None,
                 "boot_environments": [{"name": "default", "active": "NR"}],
-                "extra_conf": {}}
+                "extra_conf": {}, "release": None}
     if not isinstance(raw, dict):
         raise scn.ScenarioError("platform: an object")
     unknown = set(raw) - {"name", "boot", "stamp", "boot_environments",
-                          "extra_conf"}
+                          "extra_conf", "release"}
     if unknown:
         raise scn.ScenarioError("platform: unknown keys %s"
                                 % sorted(unknown))
@@ -116,8 +128,10 @@ def normalize(raw, s: Dict) -> Dict:
         raise scn.ScenarioError("platform.name must be one of %s"
                                 % ", ".join(PLATFORMS))
     p = {"name": name, "boot": None, "stamp": None,
-         "boot_environments": [], "extra_conf": {}}
+         "boot_environments": [], "extra_conf": {}, "release": None}
     ramdisk = name in RAMDISK
+    if "release" in raw:
+        p["release"] = _release(name, raw["release"])
     if "boot" in raw and name not in ("smartos", "triton-hn"):
         raise scn.ScenarioError("platform.boot: only smartos and triton-hn "
                                 "boot from a USB key or a pool")
@@ -156,6 +170,36 @@ def normalize(raw, s: Dict) -> Dict:
         p["extra_conf"][path] = scn.sd_conf(
             conf, "platform.extra_conf[%s]" % path)
     return p
+
+
+def _release(name: str, release) -> str:
+    """platform.release: a fixture of this platform (its name begins
+    with the platform's, NexentaCore and Tribblix are ``illumos``)."""
+    where = "platform.release"
+    if name in RAMDISK:
+        raise scn.ScenarioError("%s: SmartOS and Triton print their "
+                                "platform stamp (platform.stamp)" % where)
+    if not isinstance(release, str) or not _RELEASE_ID.match(release):
+        raise scn.ScenarioError("%s: a fixture name" % where)
+    found = [k for k in ("release", "uname-v") if os.path.exists(
+        os.path.join(RELEASE_DIR, "%s.%s" % (release, k)))]
+    if not found:
+        raise scn.ScenarioError("%s: no fixture %r in "
+                                "tests/fixtures/platform" % (where, release))
+    if name != "illumos" and not release.startswith(name + "-"):
+        raise scn.ScenarioError("%s: %r is not a %s release"
+                                % (where, release, name))
+    return release
+
+
+def _release_fixture(p: Dict, kind: str) -> Optional[str]:
+    """The named release's /etc/release (kind "release") or uname -v
+    ("uname-v") text, None when the fixture has none."""
+    path = os.path.join(RELEASE_DIR, "%s.%s" % (p["release"], kind))
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        return f.read()
 
 
 def _bes(raw) -> List[Dict]:
@@ -208,6 +252,8 @@ def release_text(p: Dict) -> Optional[str]:
     name = p["name"]
     if name is None:
         return None
+    if p.get("release"):
+        return _release_fixture(p, "release")
     if name in RAMDISK:
         return ("                       SmartOS %s x86_64\n" % p["stamp"] +
                 _COPYRIGHT["smartos"] +
@@ -671,7 +717,11 @@ def uname_main(state: Dict, argv: List[str]) -> Tuple[str, str, int]:
     if operands:
         return "", "usage:\tuname [-snrvmapiX]\n", 1
     name = of(state)["name"]
-    if name in RAMDISK:
+    named = _release_fixture(of(state), "uname-v") \
+        if of(state).get("release") else None
+    if named is not None:
+        version = named.strip()
+    elif name in RAMDISK:
         version = "joyent_" + of(state)["stamp"]
     elif name == "omnios":
         version = "omnios-r151046-0d49ad5c1b"

@@ -103,6 +103,8 @@ def test_defaults_load():
         "kstat": "/usr/bin/kstat",
         "uname": "/usr/bin/uname",
         "nvmeadm": "/usr/sbin/nvmeadm",
+        # Signs exports and verifies imports (results --export/--import).
+        "ssh-keygen": "/usr/bin/ssh-keygen",
     }
     assert cfg.paths == {"sd_conf": "/kernel/drv/sd.conf",
                          "state_dir": "/var/sdtune"}

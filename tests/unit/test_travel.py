@@ -354,11 +354,19 @@ def test_the_record_of_the_installed_firmware_wins():
     assert [c.set for c in plan.changes] == [{"physical-block-size": "4096"}]
 
 
-def test_unknown_firmware_holds_nothing():
+def test_unknown_installed_firmware_holds_nothing():
     recs = [record("A1", firmware="0100")]
     assert plan_of(recs, [disk("c1t1d0", KEY, None, "A1")]).held == []
-    assert plan_of([record("A1", firmware=None)],
-                   [disk("c1t1d0", KEY, "0132", "A1")]).held == []
+
+
+def test_a_record_naming_no_firmware_is_held():
+    """Adversarial 2026-11-27, F3: a record that names no firmware is of
+    an unknown one, held like a record of another firmware."""
+    plan = plan_of([record("A1", firmware=None)],
+                   [disk("c1t1d0", KEY, "0132", "A1")])
+    assert plan.changes == []
+    assert plan.held and all("a firmware it does not name" in h.reason
+                             for h in plan.held)
 
 
 def test_reasons_of_an_imported_record_name_its_origin():
@@ -372,3 +380,182 @@ def test_reasons_of_an_imported_record_name_its_origin():
                  imported={"from_host": "fs07", "sha256": "1" * 64})
     plan = plan_of([rec], [disk("c1t1d0", KEY, "0132", "A1")])
     assert "imported from fs07" in plan.held[0].reason
+
+
+# ------------------------------------------- round 3 (adversarial 11-27)
+
+def forged(rec: CertRecord) -> bytes:
+    """An export of ``rec`` with every digest recomputed, as anyone can
+    (adversarial 2026-11-27, Appendix A forge.py)."""
+    return export_bytes([rec])
+
+
+@pytest.mark.parametrize("more, field", [
+    # U2: the sector verdict says 4096, the record recommends 65536.
+    ({"recommended": {"physical-block-size": 65536}},
+     "recommended.physical-block-size"),
+    # 512 native on 512 logical gives no physical-block-size at all.
+    ({"native_sector_bytes": 512,
+      "recommended": {"physical-block-size": 4096}},
+     "recommended.physical-block-size"),
+    # a volatile cache verdict never gives cache-nonvolatile.
+    ({"recommended": {"physical-block-size": 4096,
+                      "cache-nonvolatile": True}},
+     "recommended.cache-nonvolatile"),
+    # no knee: only a transport's limit sets a throttle.
+    ({"queue_depth": QueueDepth(None, {}, 24, None, 0.9, "").to_json(),
+      "recommended": {"throttle-max": 24}}, "queue_depth.throttle_max"),
+    # a throttle deeper than the knee.
+    ({"queue_depth": QueueDepth(8, {}, 64, None, 0.9, "").to_json(),
+      "recommended": {"throttle-max": 64}}, "queue_depth.throttle_max"),
+    # the queue verdict says 32, the record recommends 20.
+    ({"recommended": {"throttle-max": 20}}, "recommended.throttle-max"),
+])
+def test_U2_a_recommendation_its_verdicts_do_not_give_is_refused(
+        more, field):
+    why = refusal(forged(record("BIG01", **more)))
+    assert why.startswith('record 1 (key "%s", serial BIG01): recommends '
+                          "what its verdicts do not: field '%s'"
+                          % (KEY, field)), why
+
+
+def test_U2_what_the_verdicts_give_is_imported():
+    rec = record("OK01", cache="nonvolatile",
+                 recommended={"physical-block-size": 4096,
+                              "cache-nonvolatile": True, "throttle-max": 32,
+                              "disksort": False})
+    assert check_export(forged(rec)).entries[0].record.serial == "OK01"
+    # Less than the verdicts give is never unsafe.
+    check_export(forged(record("OK02", recommended={})))
+
+
+def imported_nv(serial="A1", **imported) -> CertRecord:
+    return record(serial, cache="nonvolatile",
+                  evidence={"device": {"nv_sup": True}},
+                  recommended={"physical-block-size": 4096,
+                               "cache-nonvolatile": True},
+                  origin={"host": "fs07"},
+                  imported=dict({"from_host": "fs07", "sha256": "1" * 64},
+                                **imported))
+
+
+def test_U2_an_unsigned_import_never_makes_plan_write_cache_nonvolatile():
+    disks = [disk("c1t1d0", KEY, "0132", "A1")]
+    rec = imported_nv()
+    assert not rec.authenticated and rec.signed_by is None
+    for options in ({}, {"allow_no_nv_evidence": True}):
+        plan = plan_of([rec], disks, **options)
+        assert [c.set for c in plan.changes] == \
+            [{"physical-block-size": "4096"}]
+        (held,) = [h for h in plan.held if h.tunable == "cache-nonvolatile"]
+        assert "unsigned import" in held.reason and "no override" in \
+            held.reason and "imported from fs07" in held.reason
+    # A verified signature, and a local record, are evidence.
+    signed = imported_nv(signed_by="fs07@example")
+    assert signed.authenticated and signed.signed_by == "fs07@example"
+    local = record("A1", cache="nonvolatile",
+                   evidence={"device": {"nv_sup": True}},
+                   recommended={"cache-nonvolatile": True})
+    for rec in (signed, local):
+        (change,) = plan_of([rec], disks).changes
+        assert change.set.get("cache-nonvolatile") == "true"
+
+
+def test_F4_a_serial_in_another_case_or_padded_is_the_same_unit():
+    assert travel.same_unit_serial(" X5R0A01ETBD1\u00a0") == \
+        travel.same_unit_serial("x5r0a01etbd1")
+    local = record("X5R0A01ETBD1", t=5.0)
+    for serial in ("x5r0a01etbd1", "X5r0a01etbd1\u00a0"):
+        (step,) = steps(export_bytes([record(serial)]), local=[local])
+        assert step.action == "skipped", serial
+        assert step.reason.startswith("a local certification of this "
+                                      "serial exists")
+    # sd matches keys case-insensitively: the same model's key too.
+    (step,) = steps(export_bytes([record("x5r0a01etbd1",
+                                         key=KEY.lower())]), local=[local])
+    assert step.action == "skipped"
+
+
+def test_D2_a_long_host_or_serial_gives_a_name_that_fits():
+    rec = record("S" * 300)
+    names = {travel.imported_name(h, rec) for h in ("h" * 300, "h" * 301)}
+    assert len(names) == 2
+    for name in names | {travel.imported_name("fs01", rec)}:
+        assert len(name.encode()) <= travel.NAME_LIMIT < 255
+        assert name.endswith(".json")
+        assert name.startswith("imported+")
+    short = travel.imported_name("fs01", record("A1"))
+    assert short == "imported+fs01+ATA_INTEL_SSDSC2KB96--A1--0132.json"
+
+
+class FailingHost:
+    """Writes succeed until the ``fail``-th; what was removed or put
+    back is recorded."""
+
+    def __init__(self, fail):
+        self.fail, self.files, self.calls = fail, {}, 0
+
+    def write_atomic(self, path, data, mode=None):
+        from sdtune.errors import HostError
+        self.calls += 1
+        if self.calls == self.fail:
+            raise HostError("write", path, "No space left on device")
+        self.files[path] = data
+
+    def remove(self, path):
+        del self.files[path]
+
+
+def test_D2_a_failed_write_removes_what_the_import_wrote():
+    data = export_bytes([record("A1"), record("A2"), record("A3")])
+    todo = steps(data, existing={DIR + "/imported+fs01+ATA_INTEL_SSDSC2KB96"
+                                 "--A2--0132.json": b"older\n"})
+    host = FailingHost(fail=3)
+    host.files[todo[1].path] = b"older\n"
+    with pytest.raises(travel.SdtuneError) as e:
+        travel.store_all(host, "/tmp/x.json", todo)
+    assert e.value.reason.startswith("record 3: cannot write '%s': No space"
+                                     % todo[2].path)
+    assert "nothing stored (2 records already written removed)" in \
+        e.value.reason
+    # record 1 removed, record 2's earlier content put back.
+    assert host.files == {todo[1].path: b"older\n"}
+
+
+def test_F1_control_characters_in_an_origin_are_refused():
+    def evil(doc):
+        doc["records"][0]["origin"]["host"] = "evil\x1b]0;pwn\x07"
+    data = edited(export_bytes([record("A1")]), evil)
+    doc = json.loads(data)
+    # Recompute the digests, as a forger would.
+    entry = doc["records"][0]
+    entry["sha256"] = travel.digest(entry)
+    doc["sha256"] = travel.digest(doc)
+    why = refusal(json.dumps(doc).encode())
+    assert why == 'record 1 (key "%s", serial A1): field \'origin.host\' ' \
+        "holds a control character" % KEY
+
+
+ARMOR = ("-----BEGIN SSH SIGNATURE-----\n"
+         "U1NIU0lHAAAAAQAAADMAAAALc3NoLWVkMjU1MTkAAAAgFPaN0bo7eoCjkvmpoZuJwq\n"
+         "-----END SSH SIGNATURE-----\n")
+
+
+def test_U2_a_signature_is_out_of_the_digest_and_checked_in_shape():
+    data = export_bytes([record("A1")])
+
+    def sign(doc):
+        doc["signature"] = {"identity": "fs01", "ssh_signature": ARMOR}
+    export = check_export(edited(data, sign))
+    assert export.signature == {"identity": "fs01", "ssh_signature": ARMOR}
+    assert travel.signed_message(export.sha256) == \
+        ("sdtune-records %s\n" % export.sha256).encode()
+    for bad in ({"identity": "fs 01", "ssh_signature": ARMOR},
+                {"identity": "fs01", "ssh_signature": "x"},
+                {"identity": "fs01"}, "sig"):
+        def put(doc, bad=bad):
+            doc["signature"] = bad
+        assert refusal(edited(data, put)).startswith("field 'signature': ")
+    assert travel.parse_ssh_signature(ARMOR.replace("\n", "\r\n")) == ARMOR
+    assert travel.parse_ssh_signature("Signing data on standard input\n") \
+        is None

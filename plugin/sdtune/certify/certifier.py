@@ -13,16 +13,18 @@ Prints nothing: progress goes to a callback, warnings come back as
 text, and render_verdict returns the text of a verdict.
 """
 
+import contextlib
+import hashlib
 import math
 import posixpath
 import re
 import stat as statmod
 import time
 from dataclasses import dataclass, replace
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
-from ..errors import (EXIT_FAILED, ParseError, RefusedError, SdtuneError,
-                      UsageError)
+from ..errors import (EXIT_FAILED, LockedError, ParseError, RefusedError,
+                      SdtuneError, UsageError)
 from ..host import Host
 from ..inventory.devlinks import DISK_NAME, SLICE
 from ..inventory.disks import Disk, Inventory, take_inventory
@@ -420,6 +422,33 @@ def prepare(host: Host, state_dir: str, targets: List[str],
     # result must have somewhere to go.
     records.check_storable(host, state_dir)
     return resolved
+
+
+@contextlib.contextmanager
+def targets_locked(host: Host, state_dir: str, targets: List[Target]
+                   ) -> Iterator[None]:
+    """Hold a lock per target for the length of a certification: two
+    certify runs on one disk (or file) would each measure the other's
+    I/O, and both verdicts would be wrong (adversarial report
+    2026-11-27, F9).  A disk is known by its name whatever the operator
+    called it; a file by its normalised path.  LockedError (exit 3) names
+    the target another sdtune is certifying; the locks are taken before
+    any I/O, in a fixed order, so two shelves cannot deadlock."""
+    directory = records.records_dir(host, state_dir)
+    host.mkdirs(directory)
+    named = sorted((t.disk.name if t.disk is not None else
+                    _normalized(t.device), t.arg) for t in targets)
+    with contextlib.ExitStack() as held:
+        for identity, arg in named:
+            digest = hashlib.sha256(identity.encode("utf-8", "replace")
+                                    ).hexdigest()[:20]
+            try:
+                held.enter_context(host.lock("%s/.target-%s.lock"
+                                             % (directory, digest)))
+            except LockedError as e:
+                raise LockedError("certify", arg, "another sdtune process "
+                                  "is certifying it") from e
+        yield
 
 
 def certify_origin(host: Host) -> dict:

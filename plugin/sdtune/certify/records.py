@@ -18,7 +18,7 @@ import json
 import math
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from ..errors import SdtuneError
@@ -223,7 +223,10 @@ PART_FIELDS = {
         ("exported_by", False, _text, "text or null"),
         ("file", False, _text, "text or null"),
         ("time", False, _number, "a number (seconds since 1970)"),
-        ("sha256", True, _sha256, "64 lowercase hexadecimal digits")),
+        ("sha256", True, _sha256, "64 lowercase hexadecimal digits"),
+        # The identity (allowed-signers principal) whose signature of the
+        # export this appliance verified at import; absent: unsigned.
+        ("signed_by", False, _text, "text or null")),
 }
 
 
@@ -376,6 +379,41 @@ class CertRecord:
         host = (self.origin or {}).get("host") or \
             self.imported.get("from_host")
         return host if isinstance(host, str) and host else "?"
+
+    @property
+    def signed_by(self) -> Optional[str]:
+        """For an imported record, the identity whose signature of its
+        export was verified when it was imported (`ssh-keygen -Y
+        verify` against the allowed-signers file); None for an unsigned
+        import and for a local record."""
+        if self.imported is None:
+            return None
+        signer = self.imported.get("signed_by")
+        return signer if isinstance(signer, str) and signer.strip() \
+            else None
+
+    @property
+    def authenticated(self) -> bool:
+        """Whether this appliance may take the record's claims as
+        evidence: a local certification, or an imported one whose export
+        carried a signature it trusts (signed_by).  An unauthenticated
+        record is stored and shown, but never makes plan write
+        cache-nonvolatile:true (as_evidence)."""
+        return self.imported is None or self.signed_by is not None
+
+    def as_evidence(self) -> "CertRecord":
+        """The record as plan may act on it: itself when authenticated;
+        else a copy that recommends no cache-nonvolatile and holds no
+        NV_SUP evidence (a digest shows an export was not damaged, not
+        who wrote it: anyone can claim a non-volatile cache)."""
+        if self.authenticated:
+            return self
+        device = dict(self.evidence.get("device") or {})
+        device.pop("nv_sup", None)
+        return replace(self, recommended={
+            k: v for k, v in self.recommended.items()
+            if k != "cache-nonvolatile"},
+            evidence=dict(self.evidence, device=device))
 
     @property
     def nv_sup(self) -> Optional[bool]:

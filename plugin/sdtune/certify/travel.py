@@ -35,6 +35,7 @@ Everything else here is pure.
 
 import hashlib
 import json
+import os
 import re
 import time
 from dataclasses import dataclass, field
@@ -45,7 +46,10 @@ from ..errors import SdtuneError
 from ..host import Host
 from ..sdconf.match import KEY_LEN
 from . import records
+from .recommend import recommend, recommend_nvme
 from .records import CertRecord, record_problem
+from .verdict import (TRANSPORT_QUEUE, CacheVerdict, QueueVerdict,
+                      SectorVerdict)
 
 FORMAT = "sdtune-records"
 VERSION = 1
@@ -54,6 +58,19 @@ IMPORTED_PREFIX = "imported+"
 ROLE = "certification record"
 _HEX64 = re.compile(r"^[0-9a-f]{64}\Z")
 _ORIGIN_FIELDS = ("host", "platform", "sdtune_version", "engine_version")
+# A file name's limit (NAME_MAX of illumos and Linux), in bytes, less
+# what Host.write_atomic's temporary name adds to it (".NAME.sdtune.PID.
+# HEX8", local.py and serve.c: 1 + 8 + a pid of up to 10 digits + 1 + 8).
+NAME_MAX = 255
+NAME_LIMIT = NAME_MAX - 28
+# Text that reaches a terminal: no control character is part of a host
+# name or a version.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+# The record's fields that name the drive, which plan, results and the
+# import print: never with a control character (INQUIRY and the
+# parsers give printable text; a no-break space is not one).
+_TEXT_FIELDS = ("key", "serial", "firmware", "model", "driver", "target",
+                "device")
 
 
 # ------------------------------------------------------------ digests
@@ -70,6 +87,12 @@ def digest(obj: Dict[str, Any]) -> str:
     "sha256" field."""
     rest = {k: v for k, v in obj.items() if k != "sha256"}
     return hashlib.sha256(canonical(rest)).hexdigest()
+
+
+def document_digest(doc: Dict[str, Any]) -> str:
+    """The document's sha256: without its own field and without the
+    signature, which signs this digest (signed_message)."""
+    return digest({k: v for k, v in doc.items() if k != "signature"})
 
 
 def time_iso(t: float) -> str:
@@ -173,7 +196,7 @@ def build_export(recs: List[CertRecord], exported_by: Dict[str, Any]
     doc = {"format": FORMAT, "version": VERSION,
            "exported_by": exported_by, "count": len(entries),
            "records": entries}
-    doc["sha256"] = digest(doc)
+    doc["sha256"] = document_digest(doc)
     return doc
 
 
@@ -215,6 +238,8 @@ class Export:
     exported_by: Dict[str, Any]
     entries: List[Entry]
     sha256: str
+    # {"identity", "ssh_signature"}: checked in shape, not verified.
+    signature: Optional[Dict[str, str]] = None
 
 
 def describe(rec: Any) -> str:
@@ -294,8 +319,62 @@ def _check_origin(origin: Any) -> Optional[str]:
     if not isinstance(origin, dict):
         return "field 'origin' must be an object"
     for name in _ORIGIN_FIELDS:
-        if not isinstance(origin.get(name), (str, type(None))):
+        value = origin.get(name)
+        if not isinstance(value, (str, type(None))):
             return "field 'origin.%s' must be text or null" % name
+        if value is not None and _CONTROL.search(value):
+            return "field 'origin.%s' holds a control character" % name
+    return None
+
+
+def _same(derived: Any, value: Any) -> bool:
+    """Equal and of the same JSON type (true is not 1)."""
+    return type(derived) is type(value) and derived == value
+
+
+def unjustified(rec: CertRecord) -> Optional[str]:
+    """Why a record's recommendations are not what its own verdicts
+    give, or None.  The verdicts are rebuilt from the record's fields
+    and given to recommend.recommend (recommend_nvme for a disk outside
+    sd), the one place certify derives recommendations: a
+    recommendation is never taken as given.  The record need not
+    recommend all it could (less is never unsafe), but nothing else.
+    The solid-state flag is not stored, so disksort:false is allowed.
+    Pure."""
+    qd = rec.queue_depth
+    tmax, tmin = qd.throttle_max, qd.throttle_min
+    if tmax is not None:
+        if qd.knee is None and tmax not in TRANSPORT_QUEUE.values():
+            return "field 'queue_depth.throttle_max' is %d without a " \
+                "knee (only a transport's queue limit, %s, is set " \
+                "without one)" % (tmax, ", ".join(
+                    str(v) for v in sorted(TRANSPORT_QUEUE.values())))
+        if qd.knee is not None and tmax > max(qd.knee, 2):
+            return "field 'queue_depth.throttle_max' is %d, deeper than " \
+                "the knee (QD%d)" % (tmax, qd.knee)
+    if tmin is not None and (tmin != 2 or tmax is None):
+        return "field 'queue_depth.throttle_min' is %d: the queue verdict " \
+            "sets only 2, with a throttle-max" % tmin
+    sector = SectorVerdict(rec.native_sector_bytes,
+                           rec.sector_confidence or 0.0, "")
+    cache = CacheVerdict(rec.cache or "", rec.cache_confidence or 0.0,
+                         rec.cache == "nonvolatile", "")
+    queue = QueueVerdict(qd.knee, tmax, tmin, qd.confidence or 0.0, "")
+    logical = rec.logical_block_bytes or 512
+    derived = recommend(sector, cache, queue, logical, True)
+    if rec.key is None and rec.driver not in (None, "sd"):
+        derived.update(recommend_nvme(sector, logical))
+    for name, value in rec.recommended.items():
+        if name not in derived:
+            return "field 'recommended.%s' is %s, which the record's own " \
+                "verdicts (native sector %s, logical %d, cache %s, knee " \
+                "%s) do not give" % (
+                    name, json.dumps(value), rec.native_sector_bytes,
+                    logical, rec.cache or "-", qd.knee)
+        if not _same(derived[name], value):
+            return "field 'recommended.%s' is %s where the record's own " \
+                "verdicts give %s" % (name, json.dumps(value),
+                                      json.dumps(derived[name]))
     return None
 
 
@@ -324,8 +403,16 @@ def check_entry(index: int, entry: Any) -> Entry:
     why = record_problem(rec)
     if why:
         raise BadExport("%s: not a certification record: %s" % (where, why))
-    return Entry(index, stated, dict(entry["origin"]),
-                 CertRecord.from_json(rec))
+    for name in _TEXT_FIELDS:
+        if isinstance(rec.get(name), str) and _CONTROL.search(rec[name]):
+            raise BadExport("%s: field '%s' holds a control character"
+                            % (where, name))
+    record = CertRecord.from_json(rec)
+    why = unjustified(record)
+    if why:
+        raise BadExport("%s: recommends what its verdicts do not: %s"
+                        % (where, why))
+    return Entry(index, stated, dict(entry["origin"]), record)
 
 
 def check_export(data: bytes) -> Export:
@@ -350,6 +437,9 @@ def check_export(data: bytes) -> Export:
             not isinstance(by.get("host"), (str, type(None))):
         raise BadExport("field 'exported_by' must be an object with a "
                         "host")
+    if by["host"] is not None and _CONTROL.search(by["host"]):
+        raise BadExport("field 'exported_by.host' holds a control "
+                        "character")
     entries = doc.get("records")
     if not isinstance(entries, list):
         raise BadExport("field 'records' must be a list")
@@ -362,10 +452,114 @@ def check_export(data: bytes) -> Export:
     stated = doc.get("sha256")
     if not isinstance(stated, str) or not _HEX64.match(stated):
         raise BadExport("no sha256 of the document")
-    if digest(doc) != stated:
+    if document_digest(doc) != stated:
         raise BadExport("the document does not match its sha256 (records "
                         "removed, reordered or edited)")
-    return Export(dict(by), checked, stated)
+    signature = None
+    if "signature" in doc:
+        signature = doc["signature"]
+        why = _signature_problem(signature)
+        if why:
+            raise BadExport("field 'signature': %s" % why)
+    return Export(dict(by), checked, stated, signature)
+
+
+# ------------------------------------------------------------ signing
+#
+# A digest shows that an export was not damaged, never who wrote it:
+# anyone can recompute it.  An export may carry a signature of its
+# document digest by OpenSSH's `ssh-keygen -Y sign` (namespace
+# sdtune-records); the importer verifies it with `ssh-keygen -Y verify`
+# against its allowed-signers file, and only then stores the records as
+# signed by that identity (records.CertRecord.signed_by).
+
+NAMESPACE = "sdtune-records"
+_ARMOR = re.compile(r"^-----BEGIN SSH SIGNATURE-----\n"
+                    r"(?:[A-Za-z0-9+/=]{1,76}\n){1,200}"
+                    r"-----END SSH SIGNATURE-----\n?\Z")
+_IDENTITY = re.compile(r"^[!-~]{1,256}\Z")
+
+
+def signed_message(sha256: str) -> bytes:
+    """What is signed: the document's digest, named."""
+    return ("%s %s\n" % (NAMESPACE, sha256)).encode("ascii")
+
+
+def parse_ssh_signature(text: str) -> Optional[str]:
+    """The armored signature `ssh-keygen -Y sign` printed, or None.
+
+    Sample:
+
+        -----BEGIN SSH SIGNATURE-----
+        U1NIU0lHAAAAAQAAADMAAAALc3NoLWVkMjU1MTkAAAAgFPaN0bo7eoCjkvmpoZuJwq
+        ...
+        -----END SSH SIGNATURE-----
+    """
+    text = text.replace("\r\n", "\n")
+    return text if _ARMOR.match(text) else None
+
+
+def _signature_problem(sig: Any) -> Optional[str]:
+    if not isinstance(sig, dict) or set(sig) != {"identity",
+                                                 "ssh_signature"}:
+        return "must be an object with an identity and an ssh_signature"
+    if not isinstance(sig["identity"], str) or \
+            not _IDENTITY.match(sig["identity"]):
+        return "the identity must be printable text without blanks"
+    if not isinstance(sig["ssh_signature"], str) or \
+            parse_ssh_signature(sig["ssh_signature"]) is None:
+        return "not an armored SSH signature"
+    return None
+
+
+def _said(result: Any) -> str:
+    text = (result.stderr or result.stdout or "").strip()
+    return text.splitlines()[-1] if text else "no message"
+
+
+def sign_export(host: Host, doc: Dict[str, Any], key: str,
+                identity: str) -> None:
+    """Sign the document's digest with the private key ``key`` (a path
+    on the host) and add the signature to ``doc``.  SdtuneError "cannot
+    sign ..." when ssh-keygen cannot."""
+    result = host.run("ssh-keygen", ["-Y", "sign", "-f", key, "-n",
+                                     NAMESPACE],
+                      stdin=signed_message(doc["sha256"]), timeout_s=60)
+    armored = parse_ssh_signature(result.stdout) \
+        if result.returncode == 0 else None
+    if armored is None:
+        raise SdtuneError("sign the export with", key, "ssh-keygen -Y sign "
+                          "exited %d: %s" % (result.returncode,
+                                             _said(result)))
+    doc["signature"] = {"identity": identity, "ssh_signature": armored}
+
+
+def verify_export(host: Host, export: Export, allowed_signers: str,
+                  scratch_dir: str) -> str:
+    """The identity that signed ``export``, verified with `ssh-keygen -Y
+    verify` against ``allowed_signers`` (a path on the host); the
+    signature goes through a scratch file in ``scratch_dir``, removed
+    afterwards.  BadExport when it does not verify (a forged or edited
+    export, or a signer this appliance does not trust)."""
+    assert export.signature is not None
+    identity = export.signature["identity"]
+    scratch = "%s/.sdtune-signature.%d" % (scratch_dir, os.getpid())
+    host.mkdirs(scratch_dir)
+    host.create_new(scratch, export.signature["ssh_signature"]
+                    .encode("ascii"))
+    try:
+        result = host.run("ssh-keygen", [
+            "-Y", "verify", "-f", allowed_signers, "-I", identity, "-n",
+            NAMESPACE, "-s", scratch], stdin=signed_message(export.sha256),
+            timeout_s=60)
+    finally:
+        host.remove(scratch)
+    if result.returncode != 0:
+        raise BadExport("the signature of %s does not verify against %s "
+                        "(ssh-keygen: %s): a forged export, or a signer "
+                        "this appliance does not trust"
+                        % (identity, allowed_signers, _said(result)))
+    return identity
 
 
 # ------------------------------------------------------------ importing
@@ -376,18 +570,35 @@ def _safe(text: Optional[str]) -> str:
 
 def imported_name(from_host: Optional[str], rec: CertRecord) -> str:
     """The file name of an imported record: the host it came from and
-    the name the record has where it was certified."""
-    return "%s%s+%s" % (IMPORTED_PREFIX, _safe(from_host or "unknown"),
+    the name the record has where it was certified.  A name longer than
+    NAME_MAX bytes (a long host or serial) keeps its beginning and ends
+    in a hash of the whole, so that it (and the temporary file it is
+    written through) fits NAME_MAX and two long names stay apart."""
+    name = "%s%s+%s" % (IMPORTED_PREFIX, _safe(from_host or "unknown"),
                         records.record_name(rec.key, rec.serial,
                                             rec.firmware, rec.target or "",
                                             rec.driver, rec.model))
+    if len(name) <= NAME_LIMIT:     # _safe leaves ASCII only
+        return name
+    tail = "~%s.json" % hashlib.sha256(name.encode("ascii")) \
+        .hexdigest()[:32]
+    return name[:NAME_LIMIT - len(tail)] + tail
+
+
+def same_unit_serial(serial: Optional[str]) -> str:
+    """The serial as units are compared: blanks around it trimmed
+    (INQUIRY pads it; a no-break space too) and case folded (one unit's
+    serial is printed in upper case by one tool, lower by another)."""
+    return (serial or "").strip().casefold()
 
 
 def _identity(rec: CertRecord) -> Tuple:
     """What names one drive unit: its key (or driver and model) and
-    serial."""
-    return (rec.key or "", "" if rec.key else rec.driver or "",
-            "" if rec.key else (rec.model or "").strip(), rec.unit_serial)
+    serial, compared as same_unit_serial says, and the key case
+    folded, as sd matches it (strncasecmp)."""
+    return ((rec.key or "").casefold(), "" if rec.key else rec.driver or "",
+            "" if rec.key else (rec.model or "").strip(),
+            same_unit_serial(rec.unit_serial))
 
 
 def from_host(entry: Entry, by_host: Optional[str]) -> Optional[str]:
@@ -397,14 +608,18 @@ def from_host(entry: Entry, by_host: Optional[str]) -> Optional[str]:
 
 
 def imported_document(entry: Entry, by_host: Optional[str], source: str,
-                      now: float) -> Dict[str, Any]:
+                      now: float, signed_by: Optional[str] = None
+                      ) -> Dict[str, Any]:
     """The document stored for an imported record: the record as it was
-    exported, its origin, and how it came here."""
+    exported, its origin, and how it came here (with ``signed_by``, the
+    identity whose signature of the export was verified)."""
     doc = dict(entry.record.as_stored())
     doc["origin"] = entry.origin
     doc["imported"] = {"from_host": from_host(entry, by_host),
                        "exported_by": by_host, "file": source,
                        "time": now, "sha256": entry.sha256}
+    if signed_by is not None:
+        doc["imported"]["signed_by"] = signed_by
     return doc
 
 
@@ -425,10 +640,13 @@ class Step:
 
 def plan_import(export: Export, local: List[CertRecord],
                 existing: Dict[str, Optional[bytes]], directory: str,
-                source: str, now: float) -> List[Step]:
+                source: str, now: float,
+                signed_by: Optional[str] = None) -> List[Step]:
     """One step per record of a checked export.  ``local`` are the
     records certified here (never replaced); ``existing`` maps each
-    imported record's path to its current bytes (None: no file).
+    imported record's path to its current bytes (None: no file);
+    ``signed_by``: the verified signer of the export, if any (a record
+    imported unsigned is stored again when a signed export brings it).
     Pure."""
     locals_by_id: Dict[Tuple, CertRecord] = {}
     for rec in local:
@@ -461,11 +679,12 @@ def plan_import(export: Export, local: List[CertRecord],
                  "firmware" % taken[path].entry.index)
             continue
         before = existing.get(path)
-        if before is not None and _imported_sha256(before) == entry.sha256:
+        if before is not None and \
+                _imported_as(before) == (entry.sha256, signed_by):
             step = Step("unchanged", entry, origin, path,
                         reason="already imported")
         else:
-            doc = imported_document(entry, by_host, source, now)
+            doc = imported_document(entry, by_host, source, now, signed_by)
             why = record_problem(doc)
             if why:
                 # A from_host that is not text, say: the record is fine.
@@ -479,11 +698,12 @@ def plan_import(export: Export, local: List[CertRecord],
     return steps
 
 
-def _imported_sha256(data: bytes) -> Optional[str]:
+def _imported_as(data: bytes) -> Tuple[Optional[str], Optional[str]]:
+    """(sha256, signed_by) of a stored imported record."""
     rec, _ = records.parse_record(data)
     if rec is None or rec.imported is None:
-        return None
-    return rec.imported.get("sha256")
+        return None, None
+    return rec.imported.get("sha256"), rec.signed_by
 
 
 def sha256_of(data: Optional[bytes]) -> Optional[str]:
@@ -497,6 +717,8 @@ class ImportResult:
     source: str
     steps: List[Step] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)
+    # The identity whose signature was verified; None: unsigned.
+    signed_by: Optional[str] = None
 
     def of(self, action: str) -> List[Step]:
         return [s for s in self.steps if s.action == action]
@@ -513,17 +735,36 @@ class ImportResult:
 
 
 def import_file(host: Host, state_dir: str, source: str, data: bytes,
-                store: bool = True) -> ImportResult:
+                store: bool = True,
+                allowed_signers: Optional[str] = None) -> ImportResult:
     """Check the document ``data`` (read from ``source``) whole, then
     store its new records (with ``store`` false, only say what would
-    be stored: a dry run).  SdtuneError "cannot import 'SOURCE': ..."
-    (exit 4) with nothing stored when any part of it is refused."""
+    be stored: a dry run).  A signed export is verified against
+    ``allowed_signers`` (a path under the root; None or no such file:
+    its records are stored unsigned, with a warning).  SdtuneError
+    "cannot import 'SOURCE': ..." (exit 4) with nothing stored when any
+    part of it is refused, a signature that does not verify included."""
     try:
         export = check_export(data)
     except BadExport as e:
         raise SdtuneError("import", source, e.why) from None
     local, problems = records.load_checked(host, state_dir)
     directory = records.records_dir(host, state_dir)
+    signed_by = None
+    if export.signature is not None:
+        allowed = host.sys_path(allowed_signers) if allowed_signers \
+            else None
+        if allowed is None or not host.exists(allowed):
+            problems = problems + [
+                "'%s' is signed by %s, but there is no allowed-signers "
+                "file (%s) to verify it with: imported as unsigned"
+                % (source, export.signature["identity"],
+                   allowed or "[signing] allowed_signers is empty")]
+        else:
+            try:
+                signed_by = verify_export(host, export, allowed, directory)
+            except BadExport as e:
+                raise SdtuneError("import", source, e.why) from None
     existing: Dict[str, Optional[bytes]] = {}
     for entry in export.entries:
         path = directory + "/" + imported_name(
@@ -532,18 +773,53 @@ def import_file(host: Host, state_dir: str, source: str, data: bytes,
             else None
     try:
         steps = plan_import(export, local, existing, directory, source,
-                            host.now())
+                            host.now(), signed_by)
     except BadExport as e:
         raise SdtuneError("import", source, e.why) from None
-    result = ImportResult(source, steps, problems)
+    result = ImportResult(source, steps, problems, signed_by)
     if not store:
         return result
     if result.changed:
         records.check_storable(host, state_dir)
-    for step in result.of("imported"):
-        assert step.path is not None and step.data is not None
-        host.write_atomic(step.path, step.data)
+        # Every name is checked before anything is written.
+        for step in result.of("imported"):
+            assert step.path is not None
+            host.check_replaceable(step.path)
+    store_all(host, source, result.of("imported"))
     return result
+
+
+def store_all(host: Host, source: str, steps: List[Step]) -> None:
+    """Write every step's record, or none: when record k cannot be
+    written, the records 1..k-1 this import wrote are removed (or their
+    earlier content put back) and SdtuneError says so; if even that
+    fails, it names the files left behind."""
+    done: List[Step] = []
+    for step in steps:
+        assert step.path is not None and step.data is not None
+        try:
+            host.write_atomic(step.path, step.data)
+        except SdtuneError as e:
+            left = []
+            for prev in reversed(done):
+                assert prev.path is not None
+                try:
+                    if prev.before is None:
+                        host.remove(prev.path)
+                    else:
+                        host.write_atomic(prev.path, prev.before)
+                except SdtuneError:
+                    left.append(prev.path)
+            why = "record %d: cannot write '%s': %s; " % (
+                step.entry.index, step.path, e.reason)
+            if left:
+                why += "stored in part: %s left as written" % ", ".join(
+                    "'%s'" % p for p in reversed(left))
+            else:
+                why += "nothing stored (%d record%s already written "\
+                    "removed)" % (len(done), "" if len(done) == 1 else "s")
+            raise SdtuneError("import", source, why, e.exit_code) from e
+        done.append(step)
 
 
 def entry_json(step: Step) -> Dict[str, Any]:

@@ -3,6 +3,7 @@ arguments, and everything they print (certify/certifier.py does the
 work)."""
 
 import argparse
+import stat as statmod
 import sys
 import threading
 from typing import (TYPE_CHECKING, BinaryIO, Dict, List, NamedTuple,
@@ -14,6 +15,7 @@ from .. import __version__
 from .base import Env, json_output
 
 if TYPE_CHECKING:
+    from ..config import Signing
     from ..certify.crosscheck import Suspect
     from ..certify.records import CertRecord
     from ..certify.shelf import DriveState, ShelfOutcome
@@ -76,9 +78,10 @@ def run(args: argparse.Namespace, env: Env) -> int:
         return cmd_results(env.host, env.cfg.state_dir, env.out, as_json,
                            args.scripted, env.err, export=args.export,
                            key=args.key, import_file=args.import_file,
-                           dry_run=args.dry_run)
+                           dry_run=args.dry_run, signing=env.cfg.signing())
     if args.command == "infer":
-        text = env.host.read_bytes(args.source).decode("utf-8", "replace")
+        text = read_input(env.host, "infer from", args.source) \
+            .decode("utf-8", "replace")
         return cmd_infer(args.source, args.format, text, env.out, as_json,
                          args.trust_flush_timing, env.err)
     return cmd_certify(env.host, env.cfg.state_dir, env.cfg.certify(),
@@ -101,62 +104,65 @@ def cmd_certify(host: "Host", state_dir: str, timing: "CertifySettings",
     status is the first failure's."""
     from ..certify.certifier import (certify_origin, prepare,
                                      render_verdict, result_json,
-                                     store_record)
+                                     store_record, targets_locked)
     from ..certify.shelf import Shelf
     from .shelfview import ShelfView
     if jobs is not None and jobs < 1:
         raise UsageError("certify", "--jobs %d" % jobs,
                          "must be at least 1")
     resolved = prepare(host, state_dir, targets, confirm, logical_block)
-    tty = hasattr(err, "isatty") and err.isatty()
+    # Held from before the first write to the last record: another
+    # certify of one of these targets is refused, not interleaved.
+    with targets_locked(host, state_dir, resolved):
+        tty = hasattr(err, "isatty") and err.isatty()
 
-    origins: List[dict] = []
-    origin_lock = threading.Lock()
+        origins: List[dict] = []
+        origin_lock = threading.Lock()
 
-    def store(drive: "DriveState") -> None:
-        assert drive.record is not None
-        with origin_lock:
-            # Asked once, when the first drive is done: an engine that
-            # answers --version late must not delay any measurement.
-            if not origins:
-                origins.append(certify_origin(host))
-        drive.record.origin = origins[0]
-        store_record(host, state_dir, drive.target, drive.record)
+        def store(drive: "DriveState") -> None:
+            assert drive.record is not None
+            with origin_lock:
+                # Asked once, when the first drive is done: an engine that
+                # answers --version late must not delay any measurement.
+                if not origins:
+                    origins.append(certify_origin(host))
+            drive.record.origin = origins[0]
+            store_record(host, state_dir, drive.target, drive.record)
 
-    view: Optional[ShelfView] = None
-    shelf = Shelf(host, resolved, timing, trust_timing, logical_block,
-                  jobs or len(resolved),
-                  update=lambda d: view.update(d) if view else None,
-                  finished=store)
-    view = ShelfView(err, tty, host.monotonic_ns, shelf.drives)
-    try:
-        outcome = shelf.run()
-    except BaseException:
-        # Ctrl-C, SIGTERM: every engine is already killed by PID.
+        view: Optional[ShelfView] = None
+        shelf = Shelf(host, resolved, timing, trust_timing, logical_block,
+                      jobs or len(resolved),
+                      update=lambda d: view.update(d) if view else None,
+                      finished=store)
+        view = ShelfView(err, tty, host.monotonic_ns, shelf.drives)
+        try:
+            outcome = shelf.run()
+        except BaseException:
+            # Ctrl-C, SIGTERM: every engine is already killed by PID.
+            view.close()
+            err.write("sdtune: certify: %s\n" % stopped_summary(shelf.drives))
+            raise
         view.close()
-        err.write("sdtune: certify: %s\n" % stopped_summary(shelf.drives))
-        raise
-    view.close()
-    done = [d.record for d in outcome.drives if d.record is not None]
-    if as_json:
-        out.write(to_json({"results": [result_json(r) for r in done]}))
-    else:
-        for rec in done:
-            out.write(render_verdict(rec))
-    notes = bottleneck_lines(outcome)
-    notes += _suspects_of_run(host, state_dir, done)
-    for line in notes:
+        done = [d.record for d in outcome.drives if d.record is not None]
         if as_json:
-            err.write("sdtune: note: %s\n" % line)
+            out.write(to_json({"results": [result_json(r) for r in done]}))
         else:
-            out.write("%s\n" % line)
-    failed = [d.error for d in outcome.drives if d.error is not None]
-    for e in failed[1:]:
-        err.write("sdtune: %s\n" % e)
-    if failed:
-        # The first failure is the command's: the CLI says it last.
-        raise failed[0]
-    return EXIT_OK
+            for rec in done:
+                out.write(render_verdict(rec))
+        notes = bottleneck_lines(outcome)
+        notes += _suspects_of_run(host, state_dir, done)
+        for line in notes:
+            if as_json:
+                err.write("sdtune: note: %s\n" % line)
+            else:
+                out.write("%s\n" % line)
+        failed = [d.error for d in outcome.drives if d.error is not None]
+        for e in failed[1:]:
+            err.write("sdtune: %s\n" % e)
+        if failed:
+            # The first failure is the command's: the CLI says it last.
+            raise failed[0]
+        return EXIT_OK
 
 
 def stopped_summary(drives: List["DriveState"]) -> str:
@@ -288,7 +294,8 @@ def cmd_results(host: "Host", state_dir: str, out: TextIO,
                 key: Optional[str] = None,
                 import_file: Optional[str] = None,
                 stdin: Optional[BinaryIO] = None,
-                dry_run: bool = False) -> int:
+                dry_run: bool = False,
+                signing: Optional["Signing"] = None) -> int:
     """The stored records, the units that stand out among those of
     their key flagged as suspect; a file that is not a record is named
     in a warning on ``err`` (default stderr) and left out.  With
@@ -298,22 +305,24 @@ def cmd_results(host: "Host", state_dir: str, out: TextIO,
     from ..certify.crosscheck import cross_check
     warn = err or sys.stderr
     if key is not None and export is None:
-        raise UsageError("results", "--key %s" % key, "applies to --export "
+        raise UsageError("use", "--key %s" % key, "applies to --export "
                          "only")
     if dry_run and import_file is None:
-        raise UsageError("results", "--dry-run", "applies to --import "
+        raise UsageError("use", "--dry-run", "applies to --import "
                          "only")
     if scripted and (export is not None or import_file is not None):
-        raise UsageError("results", "-H", "applies to the list of records, "
+        raise UsageError("use", "-H", "applies to the list of records, "
                          "not to --export or --import")
     if import_file is not None:
         return import_records(host, state_dir, import_file, out, warn,
-                              as_json, stdin, dry_run)
+                              as_json, stdin, dry_run,
+                              signing.allowed_signers if signing else None)
     recs, problems = records.load_checked(host, state_dir)
     for problem in problems:
         warn.write("sdtune: warning: %s\n" % problem)
     if export is not None:
-        return export_records(host, recs, export, key, out, warn, as_json)
+        return export_records(host, recs, export, key, out, warn, as_json,
+                              signing)
     suspects = cross_check(recs)
     rows = result_rows(recs, suspects)
     if as_json:
@@ -331,9 +340,11 @@ def cmd_results(host: "Host", state_dir: str, out: TextIO,
 
 def export_records(host: "Host", recs: List["CertRecord"], path: str,
                    key: Optional[str], out: TextIO, err: TextIO,
-                   as_json: bool = False) -> int:
+                   as_json: bool = False,
+                   signing: Optional["Signing"] = None) -> int:
     """Write the records of drives (of ``key``) as an export document to
-    ``path`` (a new file; "-": ``out``), and say what was written."""
+    ``path`` (a new file; "-": ``out``), signed when [signing] names a
+    key, and say what was written."""
     from ..certify import travel
     if key is not None:
         why = travel.check_key(key)
@@ -361,6 +372,14 @@ def export_records(host: "Host", recs: List["CertRecord"], path: str,
         doc = travel.build_export(chosen, by)
     except travel.BadExport as e:
         raise SdtuneError("export", path, e.why) from None
+    signed_by = None
+    if signing is not None and signing.key:
+        signed_by = signing.identity or by["host"]
+        if not signed_by:
+            raise SdtuneError("sign the export with", signing.key,
+                              "no [signing] identity and no node name")
+        travel.sign_export(host, doc, host.sys_path(signing.key),
+                           signed_by)
     data = travel.render_export(doc)
     if path == "-":
         out.write(data.decode("ascii"))
@@ -370,17 +389,46 @@ def export_records(host: "Host", recs: List["CertRecord"], path: str,
     host.create_new(path, data, mode=0o644)
     if as_json:
         out.write(to_json({"file": path, "sha256": doc["sha256"],
+                           "signed_by": signed_by,
                            "exported": [{"key": r.key, "serial": r.serial,
                                          "firmware": r.firmware}
                                         for r in chosen]}))
     else:
-        out.write("exported %d record%s to %s (sha256 %s)\n"
+        out.write("exported %d record%s to %s (sha256 %s, %s)\n"
                   % (len(chosen), "" if len(chosen) == 1 else "s", path,
-                     doc["sha256"]))
+                     doc["sha256"], "signed by %s" % signed_by
+                     if signed_by else "unsigned"))
     return EXIT_OK
 
 
+def read_input(host: "Host", verb: str, path: str) -> bytes:
+    """The bytes of the input file ``path``, read through the host: a
+    regular file only, so that a FIFO or a device cannot make sdtune
+    wait for ever (SdtuneError "cannot VERB 'PATH'", exit 4).  stat
+    first, then read: a file replaced by a FIFO in between can still
+    block the read (the hosts' read_bytes opens in blocking mode)."""
+    try:
+        st = host.stat(path)
+    except SdtuneError as e:
+        raise SdtuneError("read", path, e.reason, e.exit_code) from None
+    if not statmod.S_ISREG(st.st_mode):
+        raise SdtuneError(verb, path, "not a regular file (%s)" % (
+            "a directory" if statmod.S_ISDIR(st.st_mode) else
+            "a FIFO" if statmod.S_ISFIFO(st.st_mode) else
+            "a device" if statmod.S_ISCHR(st.st_mode) or
+            statmod.S_ISBLK(st.st_mode) else "a socket or other special "
+            "file"))
+    return host.read_bytes(path)
+
+
 def _import_line(step, dry_run: bool = False) -> str:
+    """One line of the import's text, its travelling text (serial,
+    host, reason) escaped as the tables escape cells."""
+    from ..report import escape_cell
+    return escape_cell(_import_text(step, dry_run))
+
+
+def _import_text(step, dry_run: bool = False) -> str:
     rec = step.entry.record
     ident = 'record %d "%s" serial %s firmware %s' % (
         step.entry.index, rec.key if rec.key is not None else
@@ -398,23 +446,43 @@ def _import_line(step, dry_run: bool = False) -> str:
 def import_records(host: "Host", state_dir: str, path: str, out: TextIO,
                    err: TextIO, as_json: bool = False,
                    stdin: Optional[BinaryIO] = None,
-                   dry_run: bool = False) -> int:
+                   dry_run: bool = False,
+                   allowed_signers: Optional[str] = None) -> int:
     """Store the records of the export in ``path`` ("-": ``stdin``,
-    default standard input): the whole document is checked first, and
-    a refusal stores nothing (SdtuneError, exit 4).  A dry run checks
-    the same and says what would be stored."""
+    default standard input): the whole document is checked first, its
+    signature verified against ``allowed_signers``, and a refusal
+    stores nothing (SdtuneError, exit 4).  A dry run checks the same
+    and says what would be stored."""
     from ..certify import travel
     from ..host.base import READ_LIMIT
+    from ..report import escape_cell
     if path == "-":
-        src = stdin or sys.stdin.buffer
-        data = src.read(READ_LIMIT + 1)
+        src = stdin
+        if src is None:
+            if sys.stdin is None:
+                raise SdtuneError("import", path, "standard input is "
+                                  "closed")
+            src = sys.stdin.buffer
+        try:
+            data = src.read(READ_LIMIT + 1)
+        except (OSError, ValueError) as e:
+            raise SdtuneError("import", path, "cannot read standard "
+                              "input: %s" % (getattr(e, "strerror", None)
+                                             or e)) from e
         if len(data) > READ_LIMIT:
             raise SdtuneError("import", path, "larger than %d MiB: not an "
                               "export" % (READ_LIMIT >> 20))
     else:
-        data = host.read_bytes(path)
-    result = travel.import_file(host, state_dir, path, data,
-                                store=not dry_run)
+        data = read_input(host, "import", path)
+    try:
+        result = travel.import_file(host, state_dir, path, data,
+                                    store=not dry_run,
+                                    allowed_signers=allowed_signers)
+    except SdtuneError as e:
+        # A refusal names the record by its key and serial, which came
+        # with the file: escaped as the tables escape them.
+        e.reason = escape_cell(e.reason)
+        raise
     for problem in result.warnings:
         err.write("sdtune: warning: %s\n" % problem)
     new, same, skipped = (result.of("imported"), result.of("unchanged"),
@@ -422,13 +490,15 @@ def import_records(host: "Host", state_dir: str, path: str, out: TextIO,
     if as_json:
         out.write(to_json(change_json(
             result.changed and not dry_run, dry_run=dry_run,
-            files=result.files(),
+            files=result.files(), signed_by=result.signed_by,
             imported=[travel.entry_json(s) for s in new],
             unchanged=[travel.entry_json(s) for s in same],
             skipped=[travel.entry_json(s) for s in skipped])))
         return EXIT_OK
     for step in result.steps:
         out.write(_import_line(step, dry_run) + "\n")
+    out.write("signed by %s\n" % result.signed_by if result.signed_by
+              else "unsigned: never evidence of a non-volatile cache\n")
     summary = "%s: %d imported, %d unchanged, %d skipped" % (
         path, len(new), len(same), len(skipped))
     if dry_run:

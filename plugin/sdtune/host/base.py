@@ -142,11 +142,15 @@ class Host(abc.ABC):
 
     @abc.abstractmethod
     def lock(self, path: str) -> ContextManager[None]:
-        """Hold an exclusive lock on lock file ``path`` (real path)."""
+        """Hold an exclusive lock on lock file ``path`` (real path);
+        refused (exit 3) when a component below the root is a symbolic
+        link, as for writes."""
 
     @abc.abstractmethod
     def mkdirs(self, path: str, mode: int = 0o755) -> None:
-        """Create directory ``path`` and its parents if missing."""
+        """Create directory ``path`` and its parents if missing; refused
+        (exit 3) when a component below the root is a symbolic link, as
+        for writes: nothing is created through it."""
 
     @abc.abstractmethod
     def remove(self, path: str) -> None:

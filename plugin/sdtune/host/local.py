@@ -152,10 +152,10 @@ class RealHost(Host):
 
     # -- writing ----------------------------------------------------------
 
-    def _check_no_symlinks(self, path: str) -> None:
+    def _check_no_symlinks(self, path: str, op: str = "write") -> None:
         """Refuse if any component below the root (or below / for a path
         outside the root) is a symlink: a link could redirect a root-owned
-        write anywhere."""
+        write, directory or lock anywhere."""
         base = self.root if (path + "/").startswith(
             self.root.rstrip("/") + "/") else "/"
         rel = os.path.relpath(path, base)
@@ -167,10 +167,10 @@ class RealHost(Host):
             except FileNotFoundError:
                 return  # the open below reports the missing component
             except OSError as e:
-                raise HostError("write", path, os_reason(e)) from e
+                raise HostError(op, path, os_reason(e)) from e
             if statmod.S_ISLNK(st.st_mode):
                 # A refusal for safety, not a failure: exit 3.
-                raise HostError("write", path,
+                raise HostError(op, path,
                                 "'%s' is a symbolic link" % current,
                                 EXIT_REFUSED)
 
@@ -315,6 +315,9 @@ class RealHost(Host):
                 raise HostError("sync", directory, os_reason(e)) from e
 
     def mkdirs(self, path: str, mode: int = 0o755) -> None:
+        # Checked first: makedirs would create the missing directories
+        # wherever a link on the way points.
+        self._check_no_symlinks(os.path.abspath(path), "create")
         try:
             os.makedirs(path, mode, exist_ok=True)
         except OSError as e:
@@ -426,6 +429,8 @@ class RealHost(Host):
 
     @contextlib.contextmanager
     def lock(self, path: str) -> Iterator[None]:
+        # O_NOFOLLOW guards the last component only.
+        self._check_no_symlinks(os.path.abspath(path), "lock")
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW
                          | os.O_CLOEXEC, 0o644)

@@ -19,6 +19,7 @@ The allow-listed command paths and -R ROOT describe the appliance.
 """
 
 import contextlib
+import io
 import os
 import posixpath
 import re
@@ -27,7 +28,8 @@ import stat as statmod
 import subprocess
 import threading
 import time
-from typing import Dict, Iterator, List, Mapping, Optional, Sequence
+from typing import (Dict, Iterator, List, Mapping, Optional, Sequence,
+                    Tuple)
 
 from ..errors import (EXIT_FAILED, EXIT_REFUSED, HostError, LockedError)
 from . import wire
@@ -43,15 +45,29 @@ FORCED_OPTIONS = ("-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes",
 # trip and the engine's reaping of a killed command.
 ANSWER_MARGIN_S = 30.0
 _DEST = re.compile(r"^(ssh://)?[A-Za-z0-9_.@:\[\]%+-]+$")
+# The host and port of an ssh:// destination: [IPv6]:PORT or NAME:PORT.
+_URL_PORT = re.compile(r"^(?:\[[^\]]*\]|[^:\[\]]*)(?::([^:]*))?$")
+# errno values that say "there is no such file" (the same numbers on
+# illumos and Linux): only these make a stat answer "missing".
+_MISSING = (2, 20)     # ENOENT, ENOTDIR
 
 
 def check_destination(dest: str) -> str:
-    """DEST as ssh takes it, `[user@]host` or `ssh://[user@]host[:port]`;
-    anything that could be read as an option or a second word is refused
-    (HostError, exit 2 is the caller's)."""
+    """DEST as ssh takes it, `[user@]host` or `ssh://[user@]host[:port]`
+    with a port from 1 to 65535; anything that could be read as an
+    option or a second word is refused (HostError, exit 2 is the
+    caller's)."""
     if not dest or dest.startswith("-") or not _DEST.match(dest):
         raise HostError("reach", dest, "not an ssh destination "
                         "([user@]host or ssh://[user@]host[:port])")
+    if dest.startswith("ssh://"):
+        m = _URL_PORT.match(dest[6:].rpartition("@")[2])
+        port = m.group(1) if m else ""
+        if m is None or (port is not None and not (
+                re.match(r"^[0-9]{1,5}$", port) and
+                1 <= int(port) <= 65535)):
+            raise HostError("reach", dest, "not an ssh destination: the "
+                            "port must be a number from 1 to 65535")
     return dest
 
 
@@ -81,7 +97,10 @@ class SshHost(Host):
         self._expired = False
         self._broken: Optional[HostError] = None
         self._euid = -1
-        self._unread = 0
+        # The number of the last answer read (the engine numbers its
+        # answers), and the ops of the answers a Ctrl-C left unread.
+        self._read = 0
+        self._unread: List[str] = []
         # Sessions of worker(): one request stream cannot carry the
         # engines of several drives at once.
         self._workers: List["SshHost"] = []
@@ -133,16 +152,14 @@ class SshHost(Host):
         self._reader = threading.Thread(target=self._drain_stderr,
                                         daemon=True)
         self._reader.start()
-        fields = self._exchange([wire.encode("hello", [])],
-                                self.connect_timeout_s + ANSWER_MARGIN_S,
-                                "hello")[0]
-        if not fields or fields[0] != wire.PROTOCOL:
-            self._fail(HostError("reach", self.dest, "the sdio engine "
-                                 "there speaks another protocol version: "
-                                 "install the engine of this sdtune"))
-        self._euid = wire.number(fields[1])
-        refusal = zone_refusal(self.dest, wire.text(fields[5])
-                               if len(fields) > 5 else "?")
+        answer = self._exchange("hello", [],
+                                self.connect_timeout_s + ANSWER_MARGIN_S)
+        try:
+            values = interpret("hello", answer, self.dest, "reach", "/")
+        except HostError as e:
+            self._fail(e)
+        self._euid = values[1]
+        refusal = zone_refusal(self.dest, values[5])
         if refusal is not None:
             self._fail(refusal)
         return self._proc
@@ -160,40 +177,46 @@ class SshHost(Host):
             with contextlib.suppress(OSError):
                 self._proc.kill()
 
-    def _exchange(self, requests: List[bytes], timeout_s: float,
-                  what: str) -> List[List[bytes]]:
-        """Send every request, then read one answer each (pipelined: one
-        round trip).  An `err` answer comes back as the field list with
-        b"err" in front."""
+    def _exchange(self, op: str, fields: Sequence[wire.Field],
+                  timeout_s: float) -> wire.Answer:
+        """Send one request and read its answer, checked against the
+        protocol (wire.next_answer): an answer out of step or out of
+        shape ends the session."""
         with self._wire:
-            return self._exchange_now(requests, timeout_s, what)
+            return self._exchange_now(op, fields, timeout_s)
 
-    def _exchange_now(self, requests: List[bytes], timeout_s: float,
-                      what: str) -> List[List[bytes]]:
+    def _next_seq(self, n: int) -> int:
+        return n % wire.MAX_SEQ + 1
+
+    def _exchange_now(self, op: str, fields: Sequence[wire.Field],
+                      timeout_s: float) -> wire.Answer:
         proc = self._proc
         assert proc is not None and proc.stdin is not None and \
             proc.stdout is not None
         timer = threading.Timer(timeout_s, self._expire)
         timer.daemon = True
         timer.start()
-        answers: List[List[bytes]] = []
         sent = False
+        what = op
         try:
             # Answers a Ctrl-C left unread belong to requests before
-            # these: read past them first.
+            # this one: read past them first.
             while self._unread:
-                wire.read_message(proc.stdout)
-                self._unread -= 1
+                what = self._unread[0]
+                wire.next_answer(proc.stdout, what,
+                                 self._next_seq(self._read))
+                self._read = self._next_seq(self._read)
+                self._unread.pop(0)
+            what = op
             try:
-                proc.stdin.write(b"".join(requests))
+                proc.stdin.write(wire.encode(op, fields))
                 proc.stdin.flush()
             except OSError:
                 pass    # the read below finds out why
             sent = True
-            for _ in requests:
-                word, fields = wire.read_message(proc.stdout)
-                answers.append([b"err"] + fields if word == "err"
-                               else fields)
+            answer = wire.next_answer(proc.stdout, op,
+                                      self._next_seq(self._read))
+            self._read = self._next_seq(self._read)
         except wire.WireError as e:
             self._fail(self._lost(what, e))
         except BaseException:
@@ -202,7 +225,7 @@ class SshHost(Host):
             # session stays usable for saying what was left half done,
             # unless a request went out in part.
             if sent:
-                self._unread += len(requests) - len(answers)
+                self._unread.append(op)
             else:
                 self._broken = HostError("reach", self.dest, "the "
                                          "connection was interrupted")
@@ -210,7 +233,7 @@ class SshHost(Host):
             raise
         finally:
             timer.cancel()
-        return answers
+        return answer
 
     def _fail(self, error: HostError) -> None:
         """The session is over: every later call gets the same error."""
@@ -230,10 +253,12 @@ class SshHost(Host):
         if self._expired:
             return HostError("reach", self.dest, "no answer to %s in time:"
                              " the connection was closed" % what)
+        if e.old and what == "hello":
+            return HostError("reach", self.dest, "the sdio engine there "
+                             "speaks another protocol version: install "
+                             "the engine of this sdtune")
         if not e.eof:
-            return HostError("reach", self.dest, "the engine's answer to "
-                             "%s is not in its protocol (%s)" % (what,
-                                                                 e.what))
+            return not_in_protocol(self.dest, what, e)
         proc = self._proc
         code = None
         if proc is not None:
@@ -290,79 +315,41 @@ class SshHost(Host):
             other.close()
         if self._proc is not None and self._broken is None:
             with contextlib.suppress(HostError):
-                self._exchange([wire.encode("bye", [])], 10.0, "bye")
+                self._exchange("bye", [], 10.0)
         self._stop()
         if self._broken is None:
             self._broken = HostError("reach", self.dest, "the connection "
                                      "is closed")
 
     def _call(self, op: str, fields: Sequence[wire.Field], verb: str,
-              obj: str, timeout_s: Optional[float] = None) -> List[bytes]:
+              obj: str, timeout_s: Optional[float] = None) -> object:
+        """What the answer to OP means (interpret); an err answer is the
+        HostError RealHost raises for the same failure."""
         self._session()
-        answer = self._exchange([wire.encode(op, fields)],
-                                timeout_s or self.timeout_s + ANSWER_MARGIN_S,
-                                op)[0]
-        if answer and answer[0] == b"err":
-            raise self._error(answer[1:], verb, obj)
-        return answer
-
-    def _error(self, fields: List[bytes], verb: str, obj: str) -> HostError:
-        """An `err` answer as the HostError RealHost raises for the same
-        failure, naming DEST:PATH."""
-        code = wire.text(fields[0]) if fields else "protocol"
-        detail = [wire.text(f) for f in fields[1:]]
-        first = detail[0] if detail else "?"
-        where = self.where(obj)
-        if code == "errno" and len(detail) >= 2:
-            return HostError(verb, where, detail[1])
-        if code == "locked":
-            return LockedError("lock", where,
-                               "locked by another sdtune process")
-        refusals = {
-            "exists": "it already exists (remove it or choose another "
-                      "name)",
-            "notreg": "not a regular file",
-            "symlink": "'%s' is a symbolic link" % first,
-            "owner": "owned by uid %s: only that user or root may replace "
-                     "it" % first,
-            "group": "cannot keep its group (gid %s)" % first,
-        }
-        if code in refusals:
-            return HostError("create" if code == "exists" else verb, where,
-                             refusals[code], EXIT_REFUSED)
-        failures = {
-            "toolarge": "larger than %d MiB: not an input sdtune reads"
-                        % (READ_LIMIT >> 20),
-            "perm": "Permission denied",
-            "tmpexists": "temporary file '%s' exists" % first,
-            "dirnotwritable": "directory '%s' is not writable" % first,
-            "timeout": "timed out after %g s" % (
-                int(detail[0]) / 1000.0 if detail and detail[0].isdigit()
-                else self.timeout_s),
-        }
-        if code == "sync" and len(detail) >= 2:
-            return HostError("sync", self.where(detail[0]), detail[1])
-        if code in failures:
-            return HostError(verb, where, failures[code])
-        return HostError(verb, where, "the engine there refused the request"
-                         " (%s%s)" % (code, ": " + detail[0] if detail
-                                      else ""))
-
+        answer = self._exchange(op, fields, timeout_s or
+                                self.timeout_s + ANSWER_MARGIN_S)
+        try:
+            return interpret(op, answer, self.dest, verb, obj,
+                             self.timeout_s)
+        except ProtocolError as e:
+            # In the framing but not a meaning: the session is over.
+            self._fail(e)
+            raise
     # -- paths and reading ----------------------------------------------
 
     def sys_path(self, path: str) -> str:
         return resolve_under(self.root, path)
 
     def read_bytes(self, path: str, limit: int = READ_LIMIT) -> bytes:
-        return self._call("read", [path, limit], "read", path)[0]
+        return self._call("read", [path, limit], "read", path)
 
     def _stat(self, op: str, path: str) -> Optional[os.stat_result]:
-        self._session()
-        answer = self._exchange([wire.encode(op, [path])],
-                                self.timeout_s + ANSWER_MARGIN_S, op)[0]
-        if answer and answer[0] == b"err":
+        """The file's status, or None when there is no such file; any
+        other failure there is an error, not "missing"."""
+        try:
+            return self._call(op, [path], "stat", path)
+        except MissingError:
             return None
-        return _stat_result(answer)
 
     def exists(self, path: str) -> bool:
         return self._stat("stat", path) is not None
@@ -372,23 +359,19 @@ class SshHost(Host):
         return st is not None and statmod.S_ISDIR(st.st_mode)
 
     def same_file(self, a: str, b: str) -> bool:
-        return self._call("samefile", [a, b], "compare", a)[0] == b"1"
+        return self._call("samefile", [a, b], "compare", a)
 
     def stat(self, path: str) -> os.stat_result:
-        return _stat_result(self._call("stat", [path], "stat", path))
+        return self._call("stat", [path], "stat", path)
 
     def listdir(self, path: str) -> List[str]:
-        names = self._call("listdir", [path], "list", path)
-        return [wire.text(f) for f in names]
+        return self._call("listdir", [path], "list", path)
 
     def readlink(self, path: str) -> str:
-        return wire.text(self._call("readlink", [path], "read link",
-                                    path)[0])
+        return self._call("readlink", [path], "read link", path)
 
     def read_links(self, directory: str) -> Dict[str, str]:
-        fields = self._call("readlinks", [directory], "list", directory)
-        return {wire.text(fields[i]): wire.text(fields[i + 1])
-                for i in range(0, len(fields) - 1, 2)}
+        return self._call("readlinks", [directory], "list", directory)
 
     # -- writing --------------------------------------------------------
 
@@ -417,17 +400,14 @@ class SshHost(Host):
         path = allowed(self.commands, "commands", name, "run")
         timeout = self.timeout_s if timeout_s is None else timeout_s
         start = time.monotonic_ns()
-        fields = self._call(
+        returncode, out, err = self._call(
             "run", [path, int(timeout * 1000), stdin is not None,
                     stdin or b"", *args], "run", path,
             timeout + ANSWER_MARGIN_S)
-        status, signo = wire.number(fields[0]), wire.number(fields[1])
         return CommandResult(
-            argv=[path, *args],
-            # As subprocess reports a child killed by a signal.
-            returncode=-signo if signo else status,
-            stdout=fields[2].decode("utf-8", errors="replace"),
-            stderr=fields[3].decode("utf-8", errors="replace"),
+            argv=[path, *args], returncode=returncode,
+            stdout=out.decode("utf-8", errors="replace"),
+            stderr=err.decode("utf-8", errors="replace"),
             elapsed_ns=time.monotonic_ns() - start)
 
     def user(self) -> str:
@@ -441,7 +421,7 @@ class SshHost(Host):
         path = self.commands.get(name)
         if not path or not path.startswith("/"):
             return False
-        return self._call("can_run", [path], "run", path)[0] == b"1"
+        return self._call("can_run", [path], "run", path)
 
     def dtrace_dir(self) -> str:
         # Beside the engine: PREFIX/lib/sdtune/{bin/sdio,dtrace/} as
@@ -459,9 +439,9 @@ class SshHost(Host):
 
     def now(self) -> float:
         # The appliance's clock: its journal's times stay in one clock,
-        # whoever writes them.
-        return wire.number(self._call("now", [], "read the clock of",
-                                      "/")[0]) / 1e9
+        # whoever writes them.  A time the journal cannot hold is an
+        # error here (interpret), never an entry nobody can read back.
+        return self._call("now", [], "read the clock of", "/")
 
     @contextlib.contextmanager
     def lock(self, path: str) -> Iterator[None]:
@@ -488,12 +468,147 @@ def zone_refusal(dest: str, zone: str) -> Optional[HostError]:
                         "non-global zone '%s'" % zone), EXIT_REFUSED)
 
 
-def _stat_result(fields: List[bytes]) -> os.stat_result:
-    if len(fields) < 10:
-        raise HostError("stat", "?", "the engine's answer is short")
-    n = [wire.number(f) for f in fields[:10]]
+class MissingError(HostError):
+    """An err answer saying that there is no such file (ENOENT,
+    ENOTDIR): what exists() and is_dir() answer False for."""
+
+
+class ProtocolError(HostError):
+    """An answer the protocol does not allow: the session cannot go
+    on."""
+
+
+def not_in_protocol(dest: str, op: str,
+                    e: wire.WireError) -> ProtocolError:
+    return ProtocolError("reach", dest, "the engine's answer to %s is not "
+                         "in its protocol (%s)" % (op, e.what))
+
+
+def _stat_result(n: List[int]) -> os.stat_result:
     # os.stat_result takes whole seconds in these positions.
     return os.stat_result(n[:7] + [t // 1000000000 for t in n[7:10]])
+
+
+def _run_result(dest: str,
+                values: List[object]) -> Tuple[int, bytes, bytes]:
+    status, signo, out, err, _ = values
+    # Exit status -1 and a signal, or a status and none (serve.c op_run).
+    if (status < 0) != (signo > 0):  # type: ignore[operator]
+        raise not_in_protocol(dest, "run", wire.WireError(
+            "exit status %d with signal %d" % (status, signo)))
+    # As subprocess reports a child killed by a signal.
+    return (-signo if signo else status), out, err   # type: ignore
+
+
+def _clock(dest: str, values: List[object]) -> float:
+    ns = values[0]
+    seconds = ns / 1e9  # type: ignore[operator]
+    if not wire.is_time(seconds):
+        raise HostError("read the clock of", "%s:/" % dest, "it says %d ns "
+                        "since 1970, not a time the journal can hold "
+                        "(0 to %g s): set the appliance's clock"
+                        % (ns, wire.TIME_LIMIT_S))
+    return seconds
+
+
+def _links(values: List[object]) -> Dict[str, str]:
+    return dict(zip(values[::2], values[1::2]))  # type: ignore
+
+
+# What an ok answer means, by op: values (wire.answer_values) in, the
+# Host call's result out.  Ops not named here mean their first value, or
+# None when they have none.
+_MEANING = {
+    "hello": lambda dest, v: v,
+    "stat": lambda dest, v: _stat_result(v),
+    "lstat": lambda dest, v: _stat_result(v),
+    "listdir": lambda dest, v: v,
+    "readlinks": lambda dest, v: _links(v),
+    "run": _run_result,
+    "now": _clock,
+}
+
+
+def interpret(op: str, answer: wire.Answer, dest: str, verb: str,
+              obj: str, timeout_s: float = 60.0) -> object:
+    """What a checked answer (wire.next_answer) to OP means for the Host
+    call that sent it: its result, or, for an err answer, the HostError
+    RealHost raises for the same failure, naming DEST:OBJ."""
+    if answer.word == "err":
+        raise error_of(dest, answer.fields, verb, obj,  # type: ignore
+                       timeout_s)
+    mean = _MEANING.get(op)
+    if mean is not None:
+        return mean(dest, answer.fields)
+    return answer.fields[0] if answer.fields else None
+
+
+def parse_answer(data: bytes, op: str, seq: int = 1,
+                 dest: str = "appliance", obj: str = "/") -> object:
+    """The client's reading of the engine's answer to one request, pure
+    (a fuzz target): DATA must hold exactly the answer to request number
+    SEQ, an OP.  What the Host call returns, or HostError: the err
+    answer's error, or "not in its protocol" for anything malformed,
+    short, out of range, out of step or followed by more bytes."""
+    stream = io.BytesIO(data)
+    try:
+        answer = wire.next_answer(stream, op, seq)
+        if stream.read(1):
+            raise wire.WireError("more follows the answer")
+    except wire.WireError as e:
+        raise not_in_protocol(dest, op, e) from None
+    return interpret(op, answer, dest, op, obj)
+
+
+def error_of(dest: str, fields: List[str], verb: str, obj: str,
+             timeout_s: float = 60.0) -> HostError:
+    """An `err` answer (its fields as text, the code first) as the
+    HostError RealHost raises for the same failure, naming DEST:OBJ."""
+    code = fields[0]
+    detail = fields[1:]
+    first = detail[0] if detail else "?"
+    where = "%s:%s" % (dest, obj)
+    if code == "errno" and len(detail) >= 2:
+        number = detail[2] if len(detail) >= 3 else ""
+        if re.match(r"^[0-9]{1,5}$", number) and int(number) in _MISSING:
+            return MissingError(verb, where, detail[1])
+        return HostError(verb, where, detail[1])
+    if code == "locked":
+        return LockedError("lock", where,
+                           "locked by another sdtune process")
+    if code == "denied":
+        # Outside what the engine's policy lets this key reach: for
+        # exists() and is_dir() as good as missing.
+        return MissingError(verb, where, "the engine there does not allow"
+                            " it (%s)" % first, EXIT_REFUSED)
+    refusals = {
+        "exists": "it already exists (remove it or choose another "
+                  "name)",
+        "notreg": "not a regular file",
+        "symlink": "'%s' is a symbolic link" % first,
+        "owner": "owned by uid %s: only that user or root may replace "
+                 "it" % first,
+        "group": "cannot keep its group (gid %s)" % first,
+    }
+    if code in refusals:
+        return HostError("create" if code == "exists" else verb, where,
+                         refusals[code], EXIT_REFUSED)
+    failures = {
+        "toolarge": "larger than %d MiB: not an input sdtune reads"
+                    % (READ_LIMIT >> 20),
+        "perm": "Permission denied",
+        "tmpexists": "temporary file '%s' exists" % first,
+        "dirnotwritable": "directory '%s' is not writable" % first,
+        "timeout": "timed out after %g s" % (
+            int(first) / 1000.0 if re.match(r"^[0-9]{1,12}$", first)
+            else timeout_s),
+    }
+    if code == "sync" and len(detail) >= 2:
+        return HostError("sync", "%s:%s" % (dest, detail[0]), detail[1])
+    if code in failures:
+        return HostError(verb, where, failures[code])
+    return HostError(verb, where, "the engine there refused the request"
+                     " (%s%s)" % (code, ": " + first if detail else ""))
 
 
 def classify_ssh_failure(dest: str, code: Optional[int], said: str,
@@ -521,6 +636,12 @@ def classify_ssh_failure(dest: str, code: Optional[int], said: str,
         return HostError("reach", dest, "the sdio engine is not installed "
                          "at %s there: install it ('make install-engine') "
                          "or set [commands] sdio" % engine)
+    if re.search(r"(?m)^usage: ssh\b", said):
+        # Its usage text, whose last line is no reason: [ssh] options
+        # or DEST held something this ssh does not take.
+        return HostError("reach", dest, "ssh refused its command line "
+                         "(it printed its usage): check DEST and the "
+                         "[ssh] options of sdtune.conf")
     last = said.splitlines()[-1] if said else ""
     if connecting:
         return HostError("reach", dest, "ssh failed%s%s" % (

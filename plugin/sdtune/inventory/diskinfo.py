@@ -14,10 +14,12 @@ and the tables with a header, whose columns are `%-7s %-22s  %-8s
 second line of SIZE FLRS LOCATION (`-c`), or without TYPE by SERIAL FLT
 LOC LOCATION (`-P`).  TYPE is the controller type upper-cased (SCSI,
 SATA, USB, NVME, UNKNOWN) or `-` when unknown; a DISK name longer than
-22 columns pushes the rest of its row right.  VID and PID may hold
-blanks, so in a table they are read from their columns, counted from
-where the row's DISK starts; a row whose columns do not line up there
-(a copy with collapsed blanks) is refused rather than split by guess.
+22 columns pushes the rest of its row right: every width is a minimum.
+VID and PID may hold blanks (a SATA or NVMe PID is the rest of a model
+of up to 40 characters: `SSD 860 EVO 500GB`), so in a table they are
+read from their columns, counted from where the row's DISK starts; a
+row whose columns do not line up there (a copy with collapsed blanks)
+is refused rather than split by guess.
 Runs `diskinfo -cHp` through the host; the parser is pure.
 """
 
@@ -38,6 +40,8 @@ _TABLE_TAIL = re.compile(r"^(?P<pid>.*\S)\s+(?P<size>(?P<number>[0-9]+"
                          r"(?:\.[0-9]{2})?)(?: GiB)?)\s+(?P<rmv>\S+)"
                          r"\s+(?P<ssd>\S+)$")
 _FLAGS = re.compile(r"^[F?-][L?-][R?-][S?-]$")
+# The longest PID: an ATA or NVMe model (40 bytes) kept whole.
+MAX_PID = 40
 # The headers diskinfo.c prints (words only; spacing is checked per row).
 _HEADERS = {
     ("TYPE", "DISK", "VID", "PID", "SIZE", "RMV", "SSD"): "table",
@@ -64,6 +68,14 @@ class DiskinfoDisk:
 
 def _opt(value: str) -> Optional[str]:
     return None if value == "-" else value
+
+
+def _serial(value: str) -> Optional[str]:
+    """A SERIAL field without the blanks around it.  A SAS serial (VPD
+    page 0x80) keeps the blanks that pad it on the right in the
+    inquiry-serial-no property diskinfo prints (sd drops only the leading
+    ones); iostat.py strips its Serial No, so the two compare equal."""
+    return _opt(value.strip(" ")) if value.strip(" ") else None
 
 
 def _flag(flags: str, index: int, letter: str) -> Optional[bool]:
@@ -149,7 +161,7 @@ class _Reader:
             size_bytes, gib = self.size(size, name)
             flags = self.flags(flags, name)
             return DiskinfoDisk(name, _opt(ctype), _opt(vid), _opt(pid),
-                                _opt(serial), size_bytes,
+                                _serial(serial), size_bytes,
                                 _flag(flags, 2, "R"), _flag(flags, 3, "S"),
                                 _opt(where), gib, _flag(flags, 0, "F"),
                                 _flag(flags, 1, "L"))
@@ -157,7 +169,8 @@ class _Reader:
             name, vid, pid, serial, flt, loc, where = fields
             name = self.disk_name(n, name)
             return DiskinfoDisk(name, None, _opt(vid), _opt(pid),
-                                _opt(serial), None, None, None, _opt(where),
+                                _serial(serial), None, None, None,
+                                _opt(where),
                                 None, self.tristate(flt, "FLT", name),
                                 self.tristate(loc, "LOC", name))
         ctype, name, vid, pid, size, rmv, ssd = fields
@@ -238,29 +251,54 @@ class _Reader:
                             self.tristate(m.group("ssd"), "SSD", name),
                             None, gib)
 
-    def serial_after(self, n: int, name: str, rest: str
+    def serial_after(self, n: int, name: str, rest: str, last: bool
                      ) -> Tuple[str, str, str]:
-        """PID, SERIAL and what follows the SERIAL field."""
-        if len(rest) > 16 and rest[16] == " " and rest[:16].strip():
-            pid, tail = rest[:16].rstrip(), rest[17:]
-        else:
-            pid, _, tail = rest.partition(" ")
-            if len(pid) <= 16:
-                raise self.fail("PID", "line %d: %r for %s does not fill "
-                                "its 16-column field (columns not aligned)"
-                                % (n, pid, name))
-        words = tail.split(None, 1)
-        if not words or tail[:1] == " ":
-            raise self.fail("SERIAL", "line %d: not where it belongs for %s "
-                            "(columns not aligned)" % (n, name))
-        return pid, words[0], words[1] if len(words) > 1 else ""
+        """PID, SERIAL and what follows the SERIAL field, from `rest`,
+        the row from the PID field on.
+
+        diskinfo.c prints `%-16s %-20s`, then the end of the row (-c,
+        `last`) or `%-3s %-3s %s` (FLT LOC LOCATION, -P).  Every width is
+        a minimum: a PID longer than 16 pushes the SERIAL right, and a
+        PID may hold blanks (sata_split_model() and nvme give the rest
+        of the model after its first word, up to 39 characters, or the
+        whole model, up to 40, when that word is longer than 8: `SSD 860
+        EVO 500GB`).  So the SERIAL starts one blank after the PID field
+        (column 17, or one after a longer PID) and is read to its first
+        blank; each place it could start is tried against what must
+        follow it, and the row is read only when exactly one fits."""
+        fits = []
+        for at in range(17, min(len(rest), MAX_PID + 2)):
+            if rest[at - 1] != " " or rest[at] == " ":
+                continue
+            pid = rest[:at - 1].rstrip(" ")
+            if not pid or at != max(17, len(pid) + 1):
+                continue
+            serial = rest[at:].split(" ", 1)[0]
+            more = rest[at + len(serial):]
+            if last:
+                fit = not more.strip()
+            else:
+                # FLT and LOC are yes, no or - in 3 columns each.
+                flt_at = max(20, len(serial)) + 1 - len(serial)
+                fields = more[flt_at:flt_at + 8]
+                fit = not more[:flt_at].strip() and \
+                    fields[:3].rstrip() in _TRISTATE and \
+                    fields[4:7].rstrip() in _TRISTATE and \
+                    fields[3::4] == "  " and \
+                    more[flt_at + 8:flt_at + 9] not in ("", " ")
+            if fit:
+                fits.append((pid, serial, more))
+        if len(fits) != 1:
+            raise self.fail("SERIAL", "line %d: %s for %s (columns not "
+                            "aligned as diskinfo prints them)"
+                            % (n, "no PID and SERIAL where they belong"
+                               if not fits else "PID and SERIAL can be "
+                               "split %d ways" % len(fits), name))
+        return fits[0]
 
     def condensed(self, n: int, row: str, second: str) -> DiskinfoDisk:
         (ctype, name), vid, rest = self.columns(n, row, True)
-        pid, serial, more = self.serial_after(n, name, rest)
-        if more.strip():
-            raise self.fail("SERIAL", "line %d: text after the serial of "
-                            "%s: %r" % (n, name, more.strip()[:40]))
+        pid, serial, _ = self.serial_after(n, name, rest, True)
         words = second.split()
         if len(words) < 3 or not second[:1].isspace():
             raise self.fail("line %d" % (n + 1), "no SIZE FLRS LOCATION "
@@ -280,7 +318,7 @@ class _Reader:
 
     def physical(self, n: int, row: str) -> DiskinfoDisk:
         (name,), vid, rest = self.columns(n, row, False)
-        pid, serial, more = self.serial_after(n, name, rest)
+        pid, serial, more = self.serial_after(n, name, rest, False)
         words = more.split(None, 2)
         if len(words) < 3:
             raise self.fail("line %d" % n, "no FLT LOC LOCATION for %s"

@@ -6,12 +6,17 @@ iostat prints each named kstat of a device's error kstat as
 device name padded to 9, 16 or 20 columns (or followed by one blank
 when longer), a line break after the third counter, after Size, and
 whenever some 62 columns of names and values have been printed.
-Character values (sd's) are printed as the driver stored them, at most
-16 characters: sd keeps the blank padding of the INQUIRY fields (8 and
-16 characters).  blkdev's are string kstats, printed whole: a virtio
-disk's Vendor and Product are not padded; an NVMe namespace's Model (the
-40 characters of Identify Controller), Revision (8) and Serial No (20)
-keep the blanks that pad the NVMe fields.
+Character values (sd's, cmdk's, vdc's, st's: KSTAT_DATA_CHAR) are
+printed as the driver stored them, at most 16 characters (`%-.16s`):
+sd keeps the blank padding of the INQUIRY fields (8 and 16 characters).
+blkdev's are string kstats (KSTAT_DATA_STRING since blkdev first had
+the kstat, illumos 6305, 2015-11-05), printed whole (`%s`): a virtio
+disk's Vendor and Product are not padded and its Serial No is up to 20
+characters (bhyve's BHYVE-xxxx-xxxx-xxxx); an NVMe namespace's Model
+(the 40 characters of Identify Controller), Revision (8) and Serial No
+(20) keep the blanks that pad the NVMe fields.  A virtio record has the
+names of an sd record, so a value longer than 16 characters is what
+tells it is blkdev's: only a string kstat can print one.
 
 Which names a record holds depends on the driver:
 
@@ -56,6 +61,12 @@ LABELS = ("Soft Errors", "Hard Errors", "Transport Errors", "Protocol Errors",
           "Recoverable", "Illegal Request", "Predictive Failure Analysis",
           "Non-Aligned Writes")
 TEXT_LABELS = ("Model", "Vendor", "Product", "Revision", "Serial No")
+# What iostat prints of a character kstat (`%-.16s`).
+CHAR_MAX = 16
+# A string kstat is printed whole.  The longest value of a blkdev driver
+# in illumos-gate is the NVMe Model (40); other drivers may supply more,
+# so the bound is a name's (a longer "value" is text run together).
+STRING_MAX = MAX_NAME
 _ORDER = {label: i for i, label in enumerate(LABELS)}
 
 # The records each driver prints: (required names, optional names).
@@ -88,9 +99,11 @@ _SIZE = re.compile(r"^([0-9]+\.[0-9]+)GB <([0-9]+) bytes>$")
 class IostatDisk:
     name: str
     vendor: Optional[str]       # as printed, blank padding kept
-    product: Optional[str]      # as printed, at most 16 characters
+    product: Optional[str]      # as printed (sd: at most 16 characters)
     revision: Optional[str]
-    serial: Optional[str]       # at most 16 characters (sd: 15); None: none
+    # Blanks around it removed; sd: at most 15 characters, blkdev: as
+    # the driver gave it (NVMe and virtio: 20); None: none.
+    serial: Optional[str]
     size_bytes: Optional[int]
     hard_errors: Optional[int]
     transport_errors: int
@@ -205,23 +218,32 @@ def _record(name: str, lines: List[str], first: int,
         values[labels[i]] = _text_value(raw, m.group(1), name, line)
         value_lines[labels[i]] = line
 
+    # sd's padded INQUIRY vendor and product (the sd-config-list key)
+    # are character kstats: no value of such a record is longer than 16.
+    sd_key = len(values.get("Vendor", "")) == 8 and \
+        len(values.get("Product", "")) == 16
     counters: Dict[str, int] = {}
     for label, value in values.items():
         if label in TEXT_LABELS:
-            # blkdev's string kstats are printed whole.
-            if len(value) > 16 and driver != "blkdev":
-                raise _fail(label, "%r is longer than the 16 characters "
-                            "iostat prints for the %s of %s"
-                            % (value[:40], label, name))
+            if len(value) > CHAR_MAX and (sd_key or driver not in
+                                          ("sd", "blkdev")):
+                raise _fail(label, "%r is longer than the %d characters "
+                            "iostat prints for the %s of %s (a character "
+                            "kstat%s)" % (value[:40], CHAR_MAX, label, name,
+                                          ", sd's: its Vendor and Product "
+                                          "are the padded INQUIRY fields"
+                                          if sd_key else ""))
+            if len(value) > STRING_MAX:
+                raise _fail(label, "%s for %s is longer than %d "
+                            "characters: not one value"
+                            % (excerpt(value, 40), name, STRING_MAX))
         elif label not in ("Size", "Device Id"):
             counters[label] = parse_count(
                 value.strip(), command=COMMAND, field=label,
                 what="a count for " + name,
                 where="line %d" % value_lines[label])
     revision = values.get("Revision")
-    if revision is not None and len(revision) > 4 and \
-            len(values.get("Vendor", "")) == 8 and \
-            len(values.get("Product", "")) == 16:
+    if revision is not None and len(revision) > 4 and sd_key:
         # sd copies the 4 INQUIRY revision bytes next to the padded
         # vendor and product: more is text that is not iostat's.
         raise _fail("Revision", "%r is longer than the 4 INQUIRY "

@@ -39,8 +39,10 @@ REQUIRED = ("un_tgt_blocksize", "un_phy_blocksize", "un_saved_throttle",
             "un_min_throttle", "un_f_disksort_disabled",
             "un_f_suppress_cache_flush")
 # `short` members: mdb prints them in hex at their width (0xffff is -1).
+# un_reset_throttle_timeid is not one: it is a timeout_id_t, a pointer
+# (sddef.h), printed whole.
 SHORT_MEMBERS = {"un_throttle", "un_saved_throttle", "un_min_throttle",
-                 "un_busy_throttle", "un_reset_throttle_timeid"}
+                 "un_busy_throttle"}
 
 _UNIT = re.compile(r"^un ([0-9]+): ([0-9a-fA-F]+)$")
 _NUMBER = re.compile(r"^(-?)(0[xX][0-9a-fA-F]+|0[tT][0-9]+|[0-9]+)$")
@@ -182,8 +184,11 @@ _ARRAY_ELEMS = re.compile(r"^(inq_vid|inq_pid|inq_revision) = \[ (.*) \]$")
 _LENGTHS = {"inq_vid": 8, "inq_pid": 16, "inq_revision": 4}
 
 
-_ESCAPES = {"0": "\0", "n": "\n", "t": "\t", "r": "\r", "\\": "\\",
-            "'": "'", '"': '"'}
+# The escapes mdb prints (mdb_string.c strchr2esc(): \0 \a \b \f \n \r
+# \t \v \" \\, other bytes as \ooo); \' is read too, as C writes it.
+_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "f": "\f", "n": "\n",
+            "r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'",
+            '"': '"'}
 
 
 def _element(item: str, name: str, where: str) -> str:

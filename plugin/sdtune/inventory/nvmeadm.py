@@ -23,7 +23,14 @@ Four commands, each a query/parse pair (the parsers are pure):
 The formats are those of illumos-gate's usr/src/cmd/nvmeadm
 (nvmeadm.c, nvmeadm_print.c) from 2017 to 2025; where they changed, both
 are read: the pre-2021 Identify Controller prints the cache as one
-field, "Volatile Write Cache: present" or "not present".
+field, "Volatile Write Cache: present" or "not present"; until 2022-10
+(and in every NexentaStor 5.x) a namespace with an EUI64 is named by it
+(`nvme0/0025385971b0f5a2`), which is the name nvmeadm takes back; a size
+nicenum cannot scale prints as "<overflow>B" (unknown).  LBA formats are
+numbered from 0; the nvmeadm(8) Example 2 numbers them from 1 and is
+read too.  NexentaStor 5.0-5.1's own earlier nvmeadm (no "model: " and
+no disk in `list`, no "<name>: Identify ..." line) is refused by name:
+its `list` cannot tie a namespace to a disk.
 
 nvmeadm prints every field as `<indent><name>:` and blanks up to column
 44, then the value (nvme_print()); a section header has no colon.  The
@@ -49,7 +56,12 @@ CACHE = "nvmeadm get-features cache"
 
 PERFORMANCE = ("Best", "Better", "Good", "Degraded")
 # Instance and namespace numbers are 32-bit: at most 10 digits, so no
-# name quoted in a message runs on.
+# name quoted in a message runs on.  nvme named a namespace with an
+# EUI64 by its 16 lower-case hex digits (nvme.c nvme_init_ns(), "%02x"
+# eight times) from the first upstream nvmeadm (3d9b1a2a54, 2017-06-24)
+# until 670f080b72 (2022-10-11), and in every NexentaStor 5.x; since,
+# by its decimal NSID.  A name of 16 characters is never an NSID.
+NAMESPACE_ID = r"[0-9]{1,10}|[0-9a-f]{16}"
 # NVMe 2.0 allows 64 LBA formats (NLBAF is at most 63).
 MAX_LBA_FORMATS = 64
 
@@ -59,21 +71,40 @@ _CONTROLLER = re.compile(r"^(nvme[0-9]{1,10}): model: (.*), serial: (.*), "
                          r"(?:, Unallocated = ([^,]*))?$")
 # The parenthesised disk or state, then ": " and the sizes, each of
 # which may be missing; or nothing after ")" (inactive, unallocated).
-_NAMESPACE = re.compile(r"^  (nvme[0-9]{1,10})/([0-9]{1,10})"
-                        r"(?: \(([^()]*)\))?(:(?: (.*))?)?$")
+_NAMESPACE = re.compile(r"^  (nvme[0-9]{1,10})/(%s)"
+                        r"(?: \(([^()]*)\))?(:(?: (.*))?)?$" % NAMESPACE_ID)
 # What nvmeadm prints in place of a disk name (2017-2025).
 _STATES = ("unattached", "ignored", "inactive", "unallocated", "unknown",
            "invalid state")
 _SIZE_ITEM = re.compile(r"^(Size|Capacity|Used) = (.*)$")
-# "953869 MB" (to 2022), or nicenum's "931.51 GB", "1 GB", "0 B".
+# "953869 MB" (to 2022), or nicenum's "931.51 GB", "1 GB", "0 B"; and
+# "<overflow>B" when nicenum_scale() cannot scale it: a size unknown.
+OVERFLOW = "<overflow>B"
 _SIZE = re.compile(r"^([0-9]{1,20})(?:\.([0-9]{1,2}))? ?([KMGTPE]?)B$")
 _UNITS = "BKMGTPE"
 _DISK = re.compile(r"^c[0-9]+(?:t[0-9A-Fa-f]+)?d[0-9]+$")
 _CONTROLLER_NAME = re.compile(r"^nvme[0-9]{1,10}$")
-_NAMESPACE_NAME = re.compile(r"^(nvme[0-9]{1,10})/([0-9]{1,10})$")
+_NAMESPACE_NAME = re.compile(r"^(nvme[0-9]{1,10})/(%s)$" % NAMESPACE_ID)
 _BYTES = re.compile(r"^([0-9]+) ?bytes$")
 _MB = re.compile(r"^([0-9]+) ?MB$")
 _PRINTABLE = re.compile(r"^[\x20-\x7e]*$")
+# NexentaStor 5.0-5.1 shipped its own earlier nvmeadm (NEX-4431,
+# 2016-01-27, until NEX-15967 took upstream's, 2018-01-24): `list`
+# without "model: " and without the namespaces' disks, `identify`
+# without the "<name>: Identify ..." line, at indents 0/2/4, LBA formats
+# from 1.
+_NEXENTA_CONTROLLER = re.compile(r"^nvme[0-9]{1,10}: (?!model: ).*, "
+                                 r"serial: .*, FW rev: ")
+_NEXENTA_SECTIONS = ("Controller Capabilities and Features",
+                     "Namespace Capabilities and Features",
+                     "Volatile Write Cache")
+NEXENTA_5_0 = "NexentaStor 5.0-5.1's own nvmeadm (2016-2018)"
+# LBA Data Size is 1 << LBADS: a power of two, at least 512 for a format
+# a namespace can use; nvmeadm prints an unused format (LBADS 0) as
+# "1 bytes", which is kept but never a block size (nvme_init_ns() stops
+# at it).  LBADS 31 and more overflow nvmeadm's int: not a size.
+UNUSED_LBA_BYTES = 1
+MAX_LBA_BYTES = 1 << 30
 
 
 @dataclass
@@ -81,7 +112,9 @@ class NvmeNamespace:
     """One namespace line of `nvmeadm list`."""
 
     controller: str             # nvme0
-    namespace: int              # 1
+    # As nvmeadm names it: the NSID ("1"), or the EUI64 ("0025385971b0f5a2",
+    # 2017-2022): a string, the argument nvmeadm takes back.
+    namespace: str
     disk: Optional[str]         # cXtYdZ; None when blkdev has not got it
     # Bytes, as nvmeadm rounds them (to a MiB, or to 3 digits since
     # 2022); None when not printed.
@@ -92,7 +125,12 @@ class NvmeNamespace:
 
     @property
     def name(self) -> str:
-        return "%s/%d" % (self.controller, self.namespace)
+        return "%s/%s" % (self.controller, self.namespace)
+
+    @property
+    def nsid(self) -> Optional[int]:
+        """The NSID when nvmeadm named the namespace by it, else None."""
+        return int(self.namespace) if len(self.namespace) <= 10 else None
 
 
 @dataclass
@@ -158,7 +196,7 @@ class NvmeInfo:
     JSON); unknown parts None."""
 
     controller: str
-    namespace: int
+    namespace: str              # as NvmeNamespace.namespace
     version: Optional[str]
     lba_formats: List[LbaFormat]
     lba_format_in_use: Optional[int]
@@ -166,7 +204,11 @@ class NvmeInfo:
     cache_enabled: Optional[bool]
 
     def to_json(self) -> dict:
-        return {"controller": self.controller, "namespace": self.namespace,
+        # The NSID as a number; a namespace nvmeadm named by its EUI64
+        # (2017-2022) by that name, the only identity list gives.
+        return {"controller": self.controller,
+                "namespace": int(self.namespace)
+                if len(self.namespace) <= 10 else self.namespace,
                 "version": self.version,
                 "lba_formats": [f.to_json() for f in self.lba_formats],
                 "lba_format_in_use": self.lba_format_in_use,
@@ -206,15 +248,17 @@ def parse_size(text: str, where: str, label: str) -> int:
 def _sizes(summary: Optional[str], where: str
            ) -> Tuple[Optional[int], Optional[int], Optional[int]]:
     """Size, Capacity and Used of a namespace line's summary; each may
-    be missing (newer nvmeadm prints what it can read)."""
-    got: Dict[str, int] = {}
+    be missing (newer nvmeadm prints what it can read) or unknown
+    (nicenum's "<overflow>B")."""
+    got: Dict[str, Optional[int]] = {}
     for item in (summary or "").split(", ") if summary else []:
         m = _SIZE_ITEM.match(item)
         if m is None or m.group(1) in got:
             raise ParseError(LIST, "namespace", "%s: %s is not 'Size = "
                              "...', 'Capacity = ...' or 'Used = ...' "
                              "(once each)" % (where, excerpt(item, 40)))
-        got[m.group(1)] = parse_size(m.group(2), where, m.group(1))
+        got[m.group(1)] = None if m.group(2) == OVERFLOW else \
+            parse_size(m.group(2), where, m.group(1))
     return got.get("Size"), got.get("Capacity"), got.get("Used")
 
 
@@ -251,6 +295,12 @@ NVMe v1.3, Capacity = 1831420 MB
             controllers[name] = current
             continue
         m = _NAMESPACE.match(line)
+        if not m and _NEXENTA_CONTROLLER.match(line):
+            raise ParseError(LIST, "model", "%s: %s: the format of %s, "
+                             "which sdtune does not read: it names no "
+                             "disk for a namespace, and the disk is what "
+                             "sdtune reads `list` for" % (
+                                 where, excerpt(line, 40), NEXENTA_5_0))
         if not m:
             raise ParseError(LIST, "controller" if not line.startswith(" ")
                              else "namespace", "%s: not a controller or "
@@ -260,14 +310,14 @@ NVMe v1.3, Capacity = 1831420 MB
             raise ParseError(LIST, "namespace", "%s: %s/%s is not under "
                              "its controller's line" % (where, m.group(1),
                                                         m.group(2)))
-        number_ = parse_count(m.group(2), command=LIST, field="namespace",
-                              what="a namespace number", where=where,
-                              digits=10)
-        if number_ == 0:
+        number_ = m.group(2)
+        if len(number_) <= 10 and parse_count(
+                number_, command=LIST, field="namespace",
+                what="a namespace number", where=where, digits=10) == 0:
             raise ParseError(LIST, "namespace", "%s: namespace 0 does not "
                              "exist (NSIDs count from 1)" % where)
         if any(ns.namespace == number_ for ns in current.namespaces):
-            raise ParseError(LIST, "namespace", "%s: %s/%d listed twice"
+            raise ParseError(LIST, "namespace", "%s: %s/%s listed twice"
                              % (where, current.name, number_))
         disk, state = m.group(3), None
         if disk in _STATES:
@@ -280,12 +330,12 @@ NVMe v1.3, Capacity = 1831420 MB
                                     ", ".join(_STATES)))
             if disk in disks:
                 raise ParseError(LIST, "disk", "%s: %s is both %s and "
-                                 "%s/%d" % (where, disk, disks[disk],
+                                 "%s/%s" % (where, disk, disks[disk],
                                             current.name, number_))
-            disks[disk] = "%s/%d" % (current.name, number_)
+            disks[disk] = "%s/%s" % (current.name, number_)
         if m.group(4) is None and state not in ("inactive",
                                                 "unallocated"):
-            raise ParseError(LIST, "namespace", "%s: %s/%d has no sizes"
+            raise ParseError(LIST, "namespace", "%s: %s/%s has no sizes"
                              % (where, current.name, number_))
         current.namespaces.append(NvmeNamespace(
             current.name, number_, disk, *_sizes(m.group(5), where),
@@ -317,6 +367,11 @@ def _fields(text: str, command: str, header: str,
     if first is None:
         raise ParseError(command, header, "no output")
     name, sep, title = lines[first].partition(": ")
+    if lines[first] in _NEXENTA_SECTIONS:
+        raise ParseError(command, header, "line %d: %s without a '<name>: "
+                         "%s' line above: the format of %s, which sdtune "
+                         "does not read (its LBA formats count from 1)"
+                         % (first + 1, lines[first], header, NEXENTA_5_0))
     if not sep or title != header or not subject_re.match(name):
         raise ParseError(command, header, "line %d: %s is not the "
                          "'<name>: %s' line" % (first + 1,
@@ -466,12 +521,8 @@ def parse_nvmeadm_identify_namespace(
     in_use = parse_count(in_use_f.value or "", command=command,
                          field="LBA Format", what="an LBA format index",
                          where="line %d" % in_use_f.line, digits=3)
-    if in_use >= count:
-        raise ParseError(command, "LBA Format", "line %d: format %d of %d"
-                         % (in_use_f.line, in_use, count))
     extended = _one(fields, command, "Formatted LBA Size",
                     "Extended Data LBA", required=False)
-    formats: List[LbaFormat] = []
     headers = [f for f in fields if f.value is None and
                f.name.startswith("LBA Format ")]
     for header in headers:
@@ -480,14 +531,32 @@ def parse_nvmeadm_identify_namespace(
             raise ParseError(command, header.name, "line %d: printed "
                              "twice (also line %d)"
                              % (twice[1].line, twice[0].line))
-    for header in headers:
-        index = parse_count(header.name[len("LBA Format "):],
-                            command=command, field="LBA Format",
-                            what="an LBA format index",
-                            where="line %d" % header.line, digits=3)
-        if index >= count:
+    indexes = [parse_count(header.name[len("LBA Format "):],
+                           command=command, field="LBA Format",
+                           what="an LBA format index",
+                           where="line %d" % header.line, digits=3)
+               for header in headers]
+    # Every nvmeadm of illumos-gate numbers the formats from 0 (the
+    # loop from 0 to NLBAF, whose count is NLBAF + 1), so it never
+    # prints an index equal to the count.  The nvmeadm(8) Example 2
+    # (2017-2024) numbers them from 1, as NexentaStor's first nvmeadm
+    # did: an index equal to the count can only mean that, and then a
+    # 0 is not one.  Indexes are kept from 0, as `nvmeadm format` takes
+    # them.  Output that holds both a 0 and the count is read from 0,
+    # and refused at the index beyond the count.
+    base = 1 if (count in indexes or in_use == count) and \
+        0 not in indexes and in_use != 0 else 0
+    if in_use - base not in range(count):
+        raise ParseError(command, "LBA Format", "line %d: format %d of %d "
+                         "(numbered from %d)" % (in_use_f.line, in_use,
+                                                 count, base))
+    formats: List[LbaFormat] = []
+    for header, index in zip(headers, indexes):
+        if index - base not in range(count):
             raise ParseError(command, header.name, "line %d: beyond the "
-                             "%d LBA formats" % (header.line, count))
+                             "%d LBA formats (numbered from %d)"
+                             % (header.line, count, base))
+        index -= base
         if any(f.index == index for f in formats):
             raise ParseError(command, header.name, "line %d: format %d "
                              "printed twice" % (header.line, index))
@@ -500,9 +569,18 @@ def parse_nvmeadm_identify_namespace(
             raise ParseError(command, perf.name, "line %d: %s is not one "
                              "of %s" % (perf.line, excerpt(perf.value or ""),
                                         ", ".join(PERFORMANCE)))
+        data_bytes = _size(data, command, _BYTES, "a size in bytes")
+        if data_bytes != UNUSED_LBA_BYTES and (
+                data_bytes < 512 or data_bytes > MAX_LBA_BYTES or
+                data_bytes & (data_bytes - 1)):
+            raise ParseError(command, data.name, "line %d: %d bytes is "
+                             "not an LBA size (a power of two from 512 to "
+                             "%d, or 1 for an unused format)"
+                             % (data.line, data_bytes, MAX_LBA_BYTES))
         formats.append(LbaFormat(
-            index, _size(data, command, _BYTES, "a size in bytes"),
+            index, data_bytes,
             _size(meta, command, _BYTES, "a size in bytes"), perf.value))
+    in_use -= base
     return NamespaceIdentity(
         name, _size(size, command, _MB, "a size in MB") if size else None,
         count, in_use,

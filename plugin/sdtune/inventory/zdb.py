@@ -22,15 +22,15 @@ from typing import Dict, List, Optional, Tuple
 
 from ..errors import ParseError
 from ..host import Host
-from ..parsing import MAX_NAME, cut, excerpt, parse_count
+from ..parsing import cut, excerpt, parse_count
 from .devlinks import DISK_NAME, SLICE
 from .runner import output_of
+from .zpool import is_pool_name
 
 _LEAF = re.compile(r"^/dev/dsk/(%s)(%s)?$" % (DISK_NAME, SLICE))
 _BANNER = re.compile(r"^-{20,}\s*$")
 _LABEL = re.compile(r"^LABEL ([0-9]+)\s*$")
 _LABEL_FAILED = re.compile(r"^failed to (?:read|unpack) label ([0-9]+)\s*$")
-_POOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.: -]*$")
 _ASHIFT_LINE = re.compile(r"^\s*ashift: (.*?)\s*$")
 # Top-level slots that hold no disk: a removed log (hole), a removed
 # device whose data was copied elsewhere (indirect).
@@ -203,14 +203,14 @@ def parse_zdb_cachefile(text: str) -> Dict[str, List[TopVdev]]:
                          % first[:60])
     pools: Dict[str, List[TopVdev]] = {}
     for name, config in root.children:
-        if not _POOL_NAME.match(name) or len(name) > MAX_NAME:
+        if not is_pool_name(name):
             raise ParseError("zdb -C", "line %d" % config.line,
                              "%s is not a pool name" % excerpt(name, 60))
         if name in _CONFIG_TITLES:
             name = _str(config.values.get("name"))
             if not name or name in pools:
                 continue        # -CC: the cached copy, then the MOS one
-            if len(name) > MAX_NAME:
+            if not is_pool_name(name):
                 raise ParseError("zdb -C", "name", "line %d: %s is not a "
                                  "pool name" % (config.lines["name"],
                                                 excerpt(name, 60)))

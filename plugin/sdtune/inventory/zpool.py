@@ -16,8 +16,12 @@ in a note (`too many errors`, `(resilvering)`).
 The tree is read from the indentation relative to the NAME header, so
 tabs expanded to spaces and a copy indented as a whole read the same;
 a copy whose indentation was lost is refused (ParseError), because the
-tree cannot then be told from the names.  Runs `zpool status` through
-the host; the parser is pure.
+tree cannot then be told from the names.  A pool name may hold blanks
+(`zpool create "my pool" ...`): the `pool:` line gives the whole name
+and the pool's config row starts with exactly that name.  Every
+`pool:` line must start a section that reads: a section that does not
+is an error naming its line, never skipped (its disks would look free).
+Runs `zpool status` through the host; the parser is pure.
 """
 
 import re
@@ -26,7 +30,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ..errors import ParseError
 from ..host import Host
-from ..parsing import MAX_NAME, excerpt
+from ..parsing import excerpt
 from .devlinks import DISK_NAME, SLICE
 from .runner import output_of
 
@@ -34,7 +38,15 @@ COMMAND = "zpool status"
 CLASS_HEADERS = {"logs": "log", "cache": "cache", "spares": "spare",
                  "special": "special", "dedup": "dedup"}
 _DISK = re.compile(r"^(%s)(%s)?$" % (DISK_NAME, SLICE))
-_POOL = re.compile(r"^\s*pool: (\S+)\s*$")
+# A pool name (zfs_namecheck.c pool_namecheck(), valid_char()): a letter,
+# then letters, digits, "_", "-", ".", ":" and blanks, shorter than
+# ZFS_MAX_DATASET_NAME_LEN - 2 - 2 * strlen("$ORIGIN") = 240.  zdb.py
+# reads pool names by the same rule.
+POOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.: -]*$")
+MAX_POOL_NAME = 239
+# "  pool: %s": the name runs to the end of the line.  A trailing blank
+# of the name cannot be told from one a copy added, so it is dropped.
+_POOL = re.compile(r"^\s*pool:(.*)$")
 _STATE = re.compile(r"^\s*state: (\S+)\s*$")
 _HEADER = re.compile(r"^(\s*)NAME\s+STATE\s+READ\s+WRITE\s+CKSUM(\s|$)")
 # Lines that end the config table (a new section or the errors line).
@@ -77,6 +89,12 @@ def _fail(field_name: str, reason: str) -> ParseError:
     return ParseError(COMMAND, field_name, reason)
 
 
+def is_pool_name(name: str) -> bool:
+    """Whether `name` is one zpool create accepts (its length and
+    characters; the reserved names are not checked)."""
+    return len(name) <= MAX_POOL_NAME and POOL_NAME.match(name) is not None
+
+
 def _disk_of(name: str, note: str) -> Optional[Tuple[str, Optional[str]]]:
     """The disk a row stands for: its name (`/dev/dsk/` and `/old`
     removed), or for a missing device the path after `was`."""
@@ -105,8 +123,15 @@ def _config(lines: List[str], header: int, pool: Pool) -> int:
             break
         indent = len(line) - len(line.lstrip(" "))
         depth = indent - base
-        parts = line.split()
-        name, rest = parts[0], parts[1:]
+        body = line[indent:]
+        if depth == 0 and role is None and " " in pool.name and \
+                body.startswith(pool.name + " "):
+            # The pool's own row: its name may hold blanks, the vdevs'
+            # names never do.
+            name, rest = pool.name, body[len(pool.name):].split()
+        else:
+            parts = body.split()
+            name, rest = parts[0], parts[1:]
         where = "line %d" % (i + 1)
         # A vdev name (a device path at most) as messages quote it.
         shown = excerpt(name, 60)
@@ -191,11 +216,15 @@ def parse_zpool_status(text: str) -> Dict[str, Pool]:
         if not m:
             i += 1
             continue
-        name = m.group(1)
-        if len(name) > MAX_NAME:
-            raise _fail("pool", "line %d: %s is not a pool name: longer "
-                        "than %d characters"
-                        % (i + 1, excerpt(name), MAX_NAME))
+        if m.group(1)[:1] not in ("", " "):
+            raise _fail("pool", "line %d: %s is not a line '  pool: "
+                        "<name>'" % (i + 1, excerpt(lines[i].strip(), 60)))
+        name = m.group(1)[1:].rstrip()
+        if not is_pool_name(name):
+            raise _fail("pool", "line %d: %s is not a pool name (a letter, "
+                        "then letters, digits, blanks and _-.:, at most "
+                        "%d characters)"
+                        % (i + 1, excerpt(name, 60), MAX_POOL_NAME))
         if name in pools:
             raise _fail("pool", "line %d: pool %s shown twice"
                         % (i + 1, name))
@@ -214,7 +243,8 @@ def parse_zpool_status(text: str) -> Dict[str, Pool]:
                             "configuration of pool %s" % name)
             j += 1
         if j >= len(lines) or not _HEADER.match(lines[j]):
-            raise _fail("config", "no NAME header for pool %s" % name)
+            raise _fail("config", "no NAME header for pool %s (line %d)"
+                        % (name, i + 1))
         i = _config(lines, j, pool)
         pools[name] = pool
     if not pools and text.strip():

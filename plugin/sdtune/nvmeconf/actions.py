@@ -12,8 +12,8 @@ from ..sdconf.actions import Edit
 from ..sdconf.edit import EditError, NothingToUnset
 from ..sdconf.parser import ConfFile
 from . import edit as nvme_edit
-from .model import APPLIED, MALFORMED, apply_tuple, as_word, config_list, \
-    globals_of, strtok
+from .model import (APPLIED, MALFORMED, PROPERTY, READ_NOT_MODELLED,
+                    apply_tuple, as_word, config_list, globals_of, strtok)
 
 
 def _triplet_report(conf: ConfFile, triplet, defaults: Dict[str, object]
@@ -42,6 +42,30 @@ def _triplet_report(conf: ConfFile, triplet, defaults: Dict[str, object]
     }
 
 
+def _other_properties(conf: ConfFile, modelled: List[str]) -> List[dict]:
+    """Every driver-wide property the file sets that ``modelled`` does
+    not cover, each with what the driver does with it."""
+    out = []
+    for prop in conf.global_properties():
+        if prop.name in modelled:
+            continue
+        if prop.name.startswith("ddi-"):
+            # ddi-forceattach, ddi-no-autodetach...: driver.conf(5).
+            nvme = "read by the DDI framework, not by nvme"
+        elif prop.name in READ_NOT_MODELLED:
+            when = READ_NOT_MODELLED[prop.name]
+            nvme = "read by nvme%s; sdtune does not evaluate it" % (
+                " (%s)" % when if when else "")
+        else:
+            nvme = "ignored: nvme reads no property of that name"
+        out.append({"name": prop.name,
+                    "line": conf.line_col(prop.start)[0],
+                    "value": [conf.text[v.token.start:v.token.end]
+                              for v in prop.values],
+                    "nvme": nvme})
+    return out
+
+
 def show_report(conf: ConfFile, path: str) -> dict:
     """The `sdconf show -o json` document of an nvme.conf."""
     clist = config_list(conf)
@@ -57,6 +81,7 @@ def show_report(conf: ConfFile, path: str) -> dict:
         "globals": {name: {"value": g.value, "source": g.source,
                            "problem": g.problem or None}
                     for name, g in sorted(glob.origins.items())},
+        "other": _other_properties(conf, [PROPERTY] + list(glob.origins)),
         "list": {"line": line, "usable": clist.usable,
                  "problem": clist.whole_list_ignored},
         "triplets": [_triplet_report(conf, t, defaults)
@@ -73,6 +98,11 @@ def render_show(report: dict) -> str:
                      " (file)" if g["source"] == "file" else
                      " (file's value refused: %s)" % g["problem"])
         for name, g in report["globals"].items()))]
+    for other in report["other"]:
+        lines.append("%s: line %d: %s%s: %s" % (
+            path, other["line"], other["name"],
+            "=" + ",".join(other["value"]) if other["value"] else "",
+            other["nvme"]))
     if lst["line"] is None:
         lines.append("%s: no nvme-config-list" % path)
         return "\n".join(lines) + "\n"

@@ -18,12 +18,12 @@ from ..sdconf.edit import (EditError, NothingToUnset, quote_string,
                            remove_group, splice)
 from ..sdconf.lexer import NAME
 from ..sdconf.parser import ConfFile, parse
+from ..sdconf.tunables import ZFS_MAX_BLOCK, too_large_for_zfs
 from .model import (APPLIED, BOOLEAN_TUNABLES, DEFAULT_MIN_BLOCK,
                     MODEL_LEN, PROPERTY, RESET, TUNABLES, NvmeConfigList,
                     Triplet, config_list, evaluate, isp2, strtok)
 
 # The largest minimum the driver's 32-bit n_min_block_size holds.
-MAX_MIN_BLOCK = 1 << 31
 _BOOLEAN_INPUT = {"on": "on", "off": "off", "true": "on", "false": "off"}
 
 __all__ = ["EditError", "NothingToUnset", "set_tunables", "unset_tunables",
@@ -67,11 +67,15 @@ def check_settings(settings: Dict[str, str]) -> List[Tuple[str, str]]:
                 raise EditError("%s:%s: the value must be a decimal number"
                                 % (name, value))
             number = int(value)
-            if number < DEFAULT_MIN_BLOCK or not isp2(number) or \
-                    number > MAX_MIN_BLOCK:
+            if number < DEFAULT_MIN_BLOCK or not isp2(number):
                 raise EditError("%s:%s: the value must be a power of 2 from "
                                 "%d to %d" % (name, value, DEFAULT_MIN_BLOCK,
-                                              MAX_MIN_BLOCK))
+                                              ZFS_MAX_BLOCK))
+            if number > ZFS_MAX_BLOCK:
+                # The driver would take it; sd's physical-block-size is
+                # refused the same way.
+                raise EditError("%s:%s: %s" % (name, value,
+                                               too_large_for_zfs(number)))
             out[name] = str(number)
     return [(n, out[n]) for n in TUNABLES if n in out]
 

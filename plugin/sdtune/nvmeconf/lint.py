@@ -17,6 +17,7 @@ from ..sdconf.lint import _check_bom as check_bom
 from ..sdconf.lint import _check_integers as check_integers
 from ..sdconf.lint import _check_quotes as check_quotes
 from ..sdconf.parser import ConfFile, Diagnostic, parse
+from ..sdconf.tunables import too_large_for_zfs
 from .model import (BOOLEAN_TUNABLES, BOOLEAN_WORDS, DEFAULT_MIN_BLOCK,
                     as_word,
                     FWREV_LEN, GLOBAL_MIN_BLOCK, GLOBAL_WRITE_CACHE,
@@ -42,6 +43,7 @@ GLOBAL_NOT_INT = "NVME-1015"     # a global integer property as a string
 OCTAL = "NVME-1016"              # leading 0: read as octal
 NO_FWREV = "NVME-1017"           # fwrev list of commas only: never matches
 VALUELESS = "NVME-1018"          # `name;` is an integer 0, not "on"
+USELESS_BLOCK = "NVME-1019"      # min-phys-block-size above any ashift
 
 
 def lint(conf: ConfFile) -> List[Diagnostic]:
@@ -242,6 +244,10 @@ def _check_min_block(value: str, at: int, out: List[Diagnostic]) -> None:
              "driver's 32-bit minimum: it keeps %d" % (
                  value, number & 0xFFFFFFFF), BAD_MIN_BLOCK)
         return
+    if too_large_for_zfs(number):
+        _add(out, "warning", at, "min-phys-block-size:%s: the driver takes "
+             "it, but it is %s" % (value, too_large_for_zfs(number)),
+             USELESS_BLOCK)
     body = value.lstrip(" \t\n\r\f+-")
     if len(body) > 1 and body[0] == "0" and body[1] not in "xX":
         _add(out, "warning", at, "min-phys-block-size:%s has a leading "

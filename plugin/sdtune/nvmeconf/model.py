@@ -34,6 +34,16 @@ BOOLEAN_TUNABLES = (WRITE_CACHE, VENDOR_STATUS)
 GLOBAL_MIN_BLOCK = "min-phys-block-size"
 GLOBAL_WRITE_CACHE = "volatile-write-cache-enable"
 GLOBAL_VENDOR_STATUS = "ignore-unknown-vendor-status"
+# Every other driver-wide property nvme_attach() reads (illumos-gate
+# usr/src/uts/common/io/nvme/nvme.c, ddi_prop_get_int; the queue names
+# changed with 11202, 2019-06-20): sdtune does not evaluate them.
+READ_NOT_MODELLED = {
+    "strict-version": "", "admin-queue-len": "", "async-event-limit": "",
+    "io-squeue-len": "since 2019", "io-cqueue-len": "since 2019",
+    "max-submission-queues": "since 2019",
+    "max-completion-queues": "since 2019",
+    "io-queue-len": "before 2019 only",
+}
 # nvme_config_boolean(): exactly these words, case-sensitive.
 BOOLEAN_WORDS = {"on": True, "true": True, "off": False, "false": False}
 # What ddi_strtoul() skips before a number (no vertical tab, as

@@ -24,6 +24,9 @@ SD_LOWEST_VALID_THROTTLE = 2
 NX_IO_TIME = 15            # NexentaStor SD_IO_TIME, seconds
 NX_SLOW_IO_THRESHOLD = 30  # NexentaStor sd_slow_io_threshold, seconds
 LONG_MAX = (1 << 63) - 1   # the kernel is LP64
+# The largest physical block any ZFS ashift can use (ASHIFT_MAX 16): sd's
+# physical-block-size and nvme's min-phys-block-size above it buy nothing.
+ZFS_MAX_BLOCK = 1 << 16
 
 
 @dataclass
@@ -548,12 +551,19 @@ def canonical_value(name: str, value: str) -> Tuple[Optional[str], str]:
     return str(num), ""
 
 
+def too_large_for_zfs(num: int) -> str:
+    """Why a physical block of ``num`` bytes is refused, "" if it is not
+    above ZFS_MAX_BLOCK."""
+    return "larger than %d: no ZFS ashift can use it" % ZFS_MAX_BLOCK \
+        if num > ZFS_MAX_BLOCK else ""
+
+
 def _range_problem(name: str, num: int) -> str:
     if name == "physical-block-size":
         if num < 512 or not is_p2(num):
             return "must be 512 times a power of two (512, 4096, 8192, ...)"
-        if num > 65536:
-            return "larger than 65536: no ZFS ashift can use it"
+        if num > ZFS_MAX_BLOCK:
+            return too_large_for_zfs(num)
     elif name in ("throttle-max", "throttle-min"):
         if not SD_LOWEST_VALID_THROTTLE <= num <= 32767:
             return "must be between 2 and 32767"

@@ -19,13 +19,13 @@ All reads and writes go through the host.  Pure otherwise.
 
 import hashlib
 import json
-import math
 import re
 from dataclasses import asdict, dataclass, field, fields
 from typing import Dict, List, Optional, Tuple
 
 from ..errors import SdtuneError
 from ..host import Host
+from ..host.wire import is_time
 
 SUBDIR = "journal"
 OPEN_STATES = ("prepared", "written")
@@ -136,8 +136,8 @@ class Entry:
             value = doc[name]
             if not isinstance(value, types) or isinstance(value, bool):
                 raise ValueError("field '%s' has the wrong type" % name)
-        if not math.isfinite(doc["time"]) or not \
-                0 <= doc["time"] < 1e11:
+        # The rule the SSH host also applies to the appliance's clock.
+        if not is_time(doc["time"]):
             raise ValueError("field 'time' is not a time")
         if doc["state"] not in STATES:
             raise ValueError("field 'state' is not one of %s"

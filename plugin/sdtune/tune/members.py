@@ -49,6 +49,14 @@ def record_model(rec: CertRecord) -> Optional[str]:
     return (model.strip() or None) if isinstance(model, str) else None
 
 
+def measured_firmware(rec: CertRecord) -> str:
+    """What a record says of the firmware it measured, for a reason: a
+    record that names none is of an unknown firmware, held like one of
+    another (adversarial report 2026-11-27, F3)."""
+    fw = (rec.firmware or "").strip()
+    return "firmware " + fw if fw else "a firmware it does not name"
+
+
 def certified_when(rec: CertRecord) -> str:
     """When a record was made and, for one another appliance exported,
     where: every reason that rests on a record says it."""

@@ -19,9 +19,10 @@ model.  Held back, each with the reason in the plan:
 
 * the certified units of one model disagree on the native sector;
 * a namespace of the model sits in, or stands by as a spare for, a
-  top-level vdev with ashift 9, or pool membership is unknown: a disk
-  reporting a larger physical block cannot replace or be attached to
-  such a vdev (the same rule as sd's physical-block-size) —
+  top-level vdev whose ashift is below log2 of the value, or pool
+  membership is unknown: a disk reporting a larger physical block cannot
+  replace or be attached to such a vdev (tune/ashift.py, the same rule
+  as sd's physical-block-size) —
   `--allow-ashift-mismatch` overrides;
 * nvme.conf already sets another min-phys-block-size for the model: the
   operator's value is kept, and said;
@@ -46,8 +47,9 @@ from ..nvmeconf.model import best_block_size, config_list
 from ..nvmeconf.model import evaluate as nvme_evaluate
 from ..sdconf.edit import EditError, unified_diff
 from ..sdconf.parser import parse
+from .ashift import ashift_bound, too_large
 from .journal import sha256
-from .members import SECTOR_CONFIDENT, certified_when
+from .members import SECTOR_CONFIDENT, certified_when, measured_firmware
 from .plan import Change, Held, NotSd, Overrides, Plan, Reason
 
 TUNABLE = "min-phys-block-size"
@@ -115,20 +117,6 @@ def _written(text: str, model: str) -> Optional[str]:
     return found
 
 
-def _ashift9(disks: List[Disk], inv: Inventory) -> Optional[str]:
-    """Why a namespace of the model must not report a larger block: it
-    is in, or a spare for, a vdev with ashift 9."""
-    pools9 = {d.pool for d in inv.disks
-              if d.pool and d.vdev_ashift == 9}
-    for d in disks:
-        if d.pool and d.vdev_ashift == 9:
-            return "%s is in an ashift=9 vdev of pool %s" % (d.name, d.pool)
-        if d.pool and d.pool_role == "spare" and d.pool in pools9:
-            return "%s is a spare of pool %s, which has an ashift=9 " \
-                "vdev" % (d.name, d.pool)
-    return None
-
-
 def _records_by_model(records: List[CertRecord], models: Dict[str, List[Disk]]
                       ) -> Dict[str, List[CertRecord]]:
     """Model -> the records of NVMe namespaces of that model: by the
@@ -165,12 +153,12 @@ def _firmware_screen(model: str, recs: List[CertRecord], disks: List[Disk],
     usable, stale = [], []
     for rec in recs:
         fw = (rec.firmware or "").strip()
-        (usable if not fw or fw in running else stale).append(rec)
+        (usable if fw in running else stale).append(rec)
     for rec in stale:
-        what = "certification %s (serial %s) measured firmware %s; the " \
-            "installed namespaces of this model run firmware %s" % (
+        what = "certification %s (serial %s) measured %s; the installed " \
+            "namespaces of this model run firmware %s" % (
                 certified_when(rec), rec.serial or "?",
-                (rec.firmware or "").strip(), ", ".join(running))
+                measured_firmware(rec), ", ".join(running))
         if options.allow_firmware_mismatch:
             plan.warnings.append("%s: %s: used (--allow-firmware-mismatch)"
                                  % (model, what))
@@ -198,8 +186,8 @@ def _format_options(disks: List[Disk], native: int) -> List[str]:
                     f.index != info.lba_format_in_use:
                 member = "; it is in pool %s: take it out of the " \
                     "pool first" % d.pool if d.pool else ""
-                out.append("%s (%s/%d) supports %d-byte LBAs "
-                           "(LBA format %d): 'nvmeadm format %s/%d %d' "
+                out.append("%s (%s/%s) supports %d-byte LBAs "
+                           "(LBA format %d): 'nvmeadm format %s/%s %d' "
                            "makes the namespace itself %d-byte, but "
                            "DESTROYS ALL DATA on it%s; sdtune never does "
                            "this" % (d.name, info.controller,
@@ -272,7 +260,9 @@ def make_nvme_plan(text: str, conf_path: str, inv: Inventory,
                                     certified_when(rec), value))
             continue
         if not options.allow_ashift_mismatch:
-            risky = _ashift9(disks, inv)
+            bound = ashift_bound(disks, inv)
+            risky = bound[1] if too_large(native, bound) and bound \
+                else None
             if unknown_pools:
                 risky = "pool membership and vdev ashift are unknown " \
                     "(%s): a namespace of this model may be in an " \

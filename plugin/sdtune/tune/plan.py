@@ -9,9 +9,10 @@ units of its key (certify/crosscheck.py), are left out, and the reasons
 of the key's proposals name it.  Refused or held back, each with the
 reason in the plan:
 
-* a physical-block-size above 512 for a model that sits in, or stands by
-  as a spare for, a top-level vdev with ashift 9: `zpool replace` and
-  `attach` would then fail (facts §6.1, §15.13) —
+* a physical-block-size above 2^ashift of a top-level vdev the model
+  sits in, or stands by as a spare for (ashift 9 holds back 4096,
+  ashift 12 holds back 8192): `zpool replace` and `attach` would then
+  fail (tune/ashift.py; facts §6.1, §15.13) —
   `--allow-ashift-mismatch` overrides;
 * cache-nonvolatile:true without device evidence (NV_SUP or the table) —
   `--allow-no-nv-evidence` overrides;
@@ -31,8 +32,10 @@ reason in the plan:
   another firmware) — `--allow-firmware-mismatch` overrides.
 
 A record imported from another appliance (`results --import`) is used
-like a local one; every reason that rests on it names where it was
-certified.
+like a local one, except that one whose export carried no signature
+this appliance trusts is never evidence of a non-volatile cache
+(CertRecord.as_evidence; no override); every reason that rests on it
+names where it was certified.
 
 Disks sd does not attach (NVMe and virtio through blkdev) get nothing,
 with the reason (Plan.not_sd); NVMe namespaces are planned in nvme.conf
@@ -59,10 +62,12 @@ from ..sdconf.match import Identity, key_matches
 from ..sdconf.model import evaluate
 from ..sdconf.parser import parse
 from ..sdconf.tunables import canonical_value
+from .ashift import ashift_bound, too_large
 from .journal import DRIVERS, sha256
 from .members import (NV, UNKNOWN_CACHE, VOLATILE, Member, Proposal,
                       by_value, certified_when, collision_pick, disputes,
-                      key_members, latest_by_serial, value_text)
+                      key_members, latest_by_serial, measured_firmware,
+                      value_text)
 
 PLAN_VERSION = 1
 # sd.conf twice (old text in the diff, new text) and the reasons.
@@ -346,22 +351,6 @@ def _nv_proposal(key: str, members: List[Member], proposing: List[Member],
                     first.confidence, first.evidence, nv_evidence=evidence)
 
 
-def _ashift9_models(inv: Inventory, pools_ashift: Dict[str, List[int]]
-                    ) -> Dict[str, str]:
-    """Keys of disks in (or spares for) a pool with an ashift-9 vdev."""
-    out = {}
-    for d in inv.disks:
-        if d.key is None or d.pool is None:
-            continue
-        if d.vdev_ashift == 9:
-            out[d.key] = "%s is in an ashift=9 vdev of pool %s" % (d.name,
-                                                                   d.pool)
-        elif d.pool_role == "spare" and 9 in pools_ashift.get(d.pool, []):
-            out.setdefault(d.key, "%s is a spare of pool %s, which has an "
-                           "ashift=9 vdev" % (d.name, d.pool))
-    return out
-
-
 def make_plan(text: str, sd_conf: str, flavour: str, inv: Inventory,
               records: List[CertRecord], table: List[KnownDrive],
               options: Overrides, now: float) -> Plan:
@@ -374,15 +363,22 @@ def make_plan(text: str, sd_conf: str, flavour: str, inv: Inventory,
         elif d.key:
             present.setdefault(d.key, []).append(d)
     current = _firmware_screen(records, present, options, plan)
+    # An imported record without a signature this appliance trusts is
+    # shown, never evidence of a non-volatile cache (no override).
+    for rec in current:
+        if not rec.authenticated and \
+                rec.recommended.get("cache-nonvolatile") is True:
+            plan.held.append(Held(
+                rec.key or "-", "cache-nonvolatile", "true",
+                "certification %s: an unsigned import is not evidence of "
+                "a non-volatile cache; no override" % certified_when(rec)))
+    current = [rec.as_evidence() for rec in current]
     # A unit whose numbers stand out among the units of its key is left
     # out: the model's consensus, not the outlier, becomes the pair.
     used, suspects = consensus(current)
     by_key = latest_by_serial(used)
-    pools_ashift: Dict[str, List[int]] = {}
-    for d in inv.disks:
-        if d.pool and d.vdev_ashift is not None:
-            pools_ashift.setdefault(d.pool, []).append(d.vdev_ashift)
-    risky = _ashift9_models(inv, pools_ashift)
+    bounds = {key: ashift_bound(disks, inv)
+              for key, disks in present.items()}
     unknown = Unknowns(inv.pools_unknown(), _ids_unknown(inv))
     keys = sorted(set(by_key) | set(present))
     disputed_keys = set()
@@ -399,7 +395,7 @@ def make_plan(text: str, sd_conf: str, flavour: str, inv: Inventory,
             disputed_keys.add(key)
         if not props:
             continue
-        settings, why = _screen(key, props, inv, risky, unknown,
+        settings, why = _screen(key, props, inv, bounds.get(key), unknown,
                                 parse(new_text), flavour, options, plan)
         if not settings:
             continue
@@ -436,8 +432,9 @@ def _firmware_screen(records: List[CertRecord],
                      present: Dict[str, List[Disk]], options: Overrides,
                      plan: Plan) -> List[CertRecord]:
     """The records plan may use: not those made with a firmware that no
-    installed disk of their key runs (when the installed firmware is
-    known), since a firmware update can change what a drive needs.  Each
+    installed disk of their key runs, or that name none (when the
+    installed firmware is known), since a firmware update can change
+    what a drive needs.  Each
     unit certified only with another firmware has the proposals of its
     latest record held, naming both firmwares; --allow-firmware-mismatch
     uses them all, with a warning."""
@@ -451,8 +448,10 @@ def _firmware_screen(records: List[CertRecord],
         running = installed.setdefault(rec.key, sorted({
             _firmware(d.firmware) for d in present.get(rec.key, [])
             if _firmware(d.firmware)}))
-        if not running or not _firmware(rec.firmware) or \
-                _firmware(rec.firmware) in running:
+        # A record that names no firmware is of an unknown one: held like
+        # one of another firmware (adversarial 2026-11-27, F3: an
+        # imported record with "firmware": null bypassed the screen).
+        if not running or _firmware(rec.firmware) in running:
             usable.append(rec)
             continue
         unit = (rec.key, rec.unit_serial or "#%d" % id(rec))
@@ -462,10 +461,10 @@ def _firmware_screen(records: List[CertRecord],
     for (key, serial), rec in sorted(stale.items()):
         if (key, serial) in current:
             continue    # the unit also has a record of a firmware in use
-        what = "certification %s (serial %s) measured firmware %s; the " \
+        what = "certification %s (serial %s) measured %s; the " \
             "installed disks of this key run firmware %s" % (
                 certified_when(rec), rec.serial or "?",
-                _firmware(rec.firmware), ", ".join(installed[key]))
+                measured_firmware(rec), ", ".join(installed[key]))
         if options.allow_firmware_mismatch:
             plan.warnings.append("%s: %s: used (--allow-firmware-mismatch)"
                                  % (key, what))
@@ -537,9 +536,10 @@ def _ids_unknown(inv: Inventory) -> Optional[str]:
     return None
 
 
-def _screen(key, props, inv, risky, unknown, conf, flavour, options,
+def _screen(key, props, inv, bound, unknown, conf, flavour, options,
             plan) -> tuple:
-    """The proposals that may go in, and the reasons for each."""
+    """The proposals that may go in, and the reasons for each; ``bound``
+    is the ashift the key's disks must fit (ashift.ashift_bound)."""
     settings: List[Setting] = []
     why: List[Reason] = []
     current = evaluate(conf, Identity.of_key(key),
@@ -585,11 +585,12 @@ def _screen(key, props, inv, risky, unknown, conf, flavour, options,
                  "--allow-ashift-mismatch to override" % (unknown.pools,
                                                           value))
             continue
-        if p.tunable == "physical-block-size" and int(value) > 512 and \
-                key in risky and not options.allow_ashift_mismatch:
+        if p.tunable == "physical-block-size" and \
+                too_large(int(value), bound) and \
+                not options.allow_ashift_mismatch:
             hold(p, "%s: with physical-block-size %s, zpool replace/attach "
                  "of this model into that vdev fails (EDOM); "
-                 "--allow-ashift-mismatch to override" % (risky[key], value))
+                 "--allow-ashift-mismatch to override" % (bound[1], value))
             continue
         if p.tunable == "cache-nonvolatile" and value == "true" and \
                 not p.nv_evidence and not options.allow_no_nv_evidence:

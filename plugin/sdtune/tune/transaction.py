@@ -383,10 +383,15 @@ class Transaction:
             res = self.host.run(cmd, args)
             record = {"status": res.returncode, "stdout": res.stdout,
                       "stderr": res.stderr}
-            failure = None if res.returncode == 0 else \
-                "%s %s exited %d: %s" % (cmd, " ".join(args),
-                                         res.returncode,
-                                         (res.stderr or res.stdout).strip())
+            if res.returncode == 0:
+                failure = None
+            else:
+                # A negative status is a signal (subprocess's convention),
+                # not an exit code.
+                how = "exited %d" % res.returncode if res.returncode > 0 \
+                    else "was killed by signal %d" % -res.returncode
+                failure = "%s %s %s: %s" % (cmd, " ".join(args), how,
+                                            (res.stderr or res.stdout).strip())
         except SdtuneError as e:
             record = {"status": None, "error": str(e)}
             failure = str(e)
@@ -408,12 +413,15 @@ class Transaction:
         ran: List[str] = []
         for step in entry.steps:
             failure = self._run_step(entry, step)
+            # A step that fails may have acted first (bootadm rebuilt the
+            # archive, update_drv loaded the file, then either exited 1 or
+            # was killed by the timeout): it counts as run.
+            ran.append(step)
             if failure is not None:
                 suffix = self._undo(entry, failure, ran)
                 raise SdtuneError(entry.action, self.shown, "%s; %s.conf "
                                   "was restored%s" % (failure, entry.driver,
                                                       suffix))
-            ran.append(step)
         if verify is not None:
             entry.verify = verify()
         entry.state = "recovered" if recovered else "done"
@@ -434,16 +442,24 @@ class Transaction:
 
     def _undo(self, entry: Entry, why: str, ran: List[str],
               upto: Optional[int] = None) -> str:
-        """Every file back to old; a boot archive already rebuilt from the
-        new files is rebuilt again.  What the operator must still do, as
-        the end of a sentence ("" when nothing)."""
+        """Every file back to old, then every step in ``ran`` (which may
+        have acted on the new files, failed or not) again on the old
+        ones: the boot archive rebuilt, the driver's configuration
+        reloaded.  What the operator must still do, as the end of a
+        sentence ("" when nothing)."""
         self._put_back(entry, len(entry.file_records()) if upto is None
                        else upto)
-        suffix = ""
-        if "bootadm" in ran and \
-                self._step_quietly(entry, "bootadm") is not None:
-            suffix = (", but the boot archive still holds the new file: "
-                      "run 'bootadm update-archive'")
+        still = []
+        for step in entry.steps:
+            if step in ran and self._step_quietly(entry, step) is not None:
+                cmd, args = self.platform.step_argv(step, entry.driver)
+                still.append("%s still %s: run '%s'" % (
+                    "the boot archive" if step == "bootadm" else
+                    "the %s driver" % entry.driver,
+                    "holds the new file" if step == "bootadm" else
+                    "may use the new values",
+                    " ".join([cmd.rsplit("/", 1)[-1]] + list(args))))
+        suffix = ", but " + "; ".join(still) if still else ""
         entry.state, entry.result = "undone", why + suffix
         self.journal.save(entry)
         return suffix

@@ -53,7 +53,7 @@ def test_list_controllers_and_namespaces():
             ns.used_bytes) == ("nvme0/1", "c3t0025385971B0F5A2d0",
                                953869 << 20, 953869 << 20, 120044 << 20)
     # A namespace blkdev has not attached: no disk, its state.
-    assert [(n.namespace, n.disk, n.state)
+    assert [(n.nsid, n.disk, n.state)
             for n in got["nvme1"].namespaces] == [
         (1, "c4t0014EE83021EAE80d0", None), (2, None, "unattached")]
     # A controller without namespaces.
@@ -73,7 +73,7 @@ def test_list_since_2022_sizes_states_and_controller_capacity():
     c = got["nvme1"]
     assert (c.model, c.firmware, c.version) == ("WUS4BB019D4M9E4",
                                                 "R1110021", "1.3")
-    assert [(n.namespace, n.disk, n.state, n.size_bytes)
+    assert [(n.nsid, n.disk, n.state, n.size_bytes)
             for n in c.namespaces] == [
         (1, "c4t0014EE83021EAE80d0", None, 1924145348608),
         (2, None, "unattached", 1 << 30), (3, None, "ignored", 512),

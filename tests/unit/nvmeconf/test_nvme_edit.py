@@ -112,6 +112,20 @@ def test_refuses_bad_settings(settings):
         set_tunables(HEAD, MODEL, settings)
 
 
+@pytest.mark.parametrize("value", ["131072", "2147483648"])
+def test_refuses_a_block_no_zfs_ashift_can_use(value):
+    """Adversarial report 2026-11-27, F2: nvme takes these, but no ashift
+    can use them; sd's physical-block-size is refused the same way."""
+    with pytest.raises(EditError) as e:
+        set_tunables(HEAD, MODEL, {"min-phys-block-size": value})
+    assert "larger than 65536: no ZFS ashift can use it" in str(e.value)
+
+
+def test_largest_block_zfs_can_use_is_written():
+    text = set_tunables(HEAD, MODEL, {"min-phys-block-size": "65536"})
+    assert "min-phys-block-size:65536" in text
+
+
 def test_refuses_when_later_triplet_overrides():
     text = ('nvme-config-list =\n\t"%s", "", "volatile-write-cache:on",\n'
             '\t"%s", "FW1", "volatile-write-cache:off";\n' % (MODEL, MODEL))

@@ -63,6 +63,16 @@ def test_not_strings():
         "volatile-write-cache:off"))
 
 
+@pytest.mark.parametrize("value", ["131072", "2147483648", "0x20000"])
+def test_a_block_above_any_ashift_is_a_warning(value):
+    """F2 (adversarial 2026-11-27): check passed these silently."""
+    sev, line, _, msg = one(entry("min-phys-block-size:%s" % value),
+                            "NVME-1019")
+    assert sev == "warning" and line == 2
+    assert "no ZFS ashift can use it" in msg
+    assert "NVME-1019" not in codes(entry("min-phys-block-size:65536"))
+
+
 def test_a_global_without_a_value_is_zero():
     sev, line, col, msg = one("volatile-write-cache-enable;\n",
                               "NVME-1018")

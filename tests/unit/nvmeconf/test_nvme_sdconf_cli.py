@@ -102,6 +102,31 @@ def test_show_says_what_the_driver_ignores_and_where_it_stops(cli,
         "value": 4096, "source": "file", "problem": None}
 
 
+def test_show_lists_every_property_the_file_sets(cli, tmp_path):
+    """Issue 27: a real nvme.conf's strict-version=0 was left out of
+    show, although sdtune(8) says show prints the driver-wide settings.
+    Every property is shown, with what the driver does with it."""
+    path = tmp_path / "nvme.conf"
+    path.write_text('strict-version=0;\nio-queue-len=1024;\n'
+                    'ddi-forceattach=1;\nmy-own="x";\n'
+                    'volatile-write-cache-enable=0;\n')
+    rc, out, _ = cli("sdconf", "show", path)
+    assert rc == 0
+    assert "line 1: strict-version=0: read by nvme; sdtune does not " \
+        "evaluate it" in out
+    assert "line 2: io-queue-len=1024: read by nvme (before 2019 only)" \
+        in out
+    assert "line 3: ddi-forceattach=1: read by the DDI framework" in out
+    assert 'line 4: my-own="x": ignored: nvme reads no property' in out
+    assert "volatile-write-cache-enable=off (file)" in out
+    assert "line 5" not in out          # modelled: in the settings line
+    rc, out, _ = cli("sdconf", "show", "-o", "json", path)
+    other = json.loads(out)["other"]
+    assert [(o["name"], o["line"], o["value"]) for o in other] == [
+        ("strict-version", 1, ["0"]), ("io-queue-len", 2, ["1024"]),
+        ("ddi-forceattach", 3, ["1"]), ("my-own", 4, ['"x"'])]
+
+
 @pytest.mark.parametrize("argv,rc,why", [
     (("set", MODEL, "min-phys-block-size=4000"), 3,
      "min-phys-block-size:4000: the value must be a power of 2"),

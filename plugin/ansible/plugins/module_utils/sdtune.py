@@ -15,10 +15,15 @@ and later, with the standard library only.
 from __future__ import absolute_import, division, print_function
 
 import json
+import os
+import stat
 
 __metaclass__ = type
 
 DEFAULT_SDTUNE = "/usr/sbin/sdtune"
+
+# sdtune's own bound on an input it reads (host/base.py READ_LIMIT).
+READ_LIMIT = 64 << 20
 
 # The options every module takes, in AnsibleModule argument_spec form.
 COMMON_ARGS = dict(
@@ -91,7 +96,12 @@ def import_argv(base, src, remote, check_mode=False):
     --host, where the files sdtune names are the appliance's) of the
     standard input, to which the module gives the file it read here.
     In check mode, sdtune's dry run: it checks the file and says what it
-    would store, and stores nothing."""
+    would store, and stores nothing.  src must be an absolute path: a
+    value such as "--dry-run" would otherwise become an sdtune
+    option."""
+    if not isinstance(src, str) or not src.startswith("/"):
+        raise SdtuneFailure("cannot import '%s': src must be an absolute "
+                            "path" % (src,))
     argv = base + ["results", "--import", "-" if remote else src, "-o",
                    "json"]
     if check_mode:
@@ -119,7 +129,58 @@ def apply_argv(base, params, check_mode):
     return argv
 
 
+def read_export(src):
+    """The bytes of the export file src (a regular file of at most
+    READ_LIMIT bytes), or SdtuneFailure.  Opened without blocking, so
+    that a FIFO cannot hang the task, and checked with fstat before a
+    byte is read; a device such as /dev/zero is refused the same
+    way."""
+    try:
+        fd = os.open(src, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+                     | getattr(os, "O_NOCTTY", 0))
+    except (IOError, OSError) as e:
+        raise SdtuneFailure("cannot read '%s': %s"
+                            % (src, e.strerror or "cannot be read"))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise SdtuneFailure("cannot import '%s': not a regular file"
+                                % src)
+        chunks, size = [], 0
+        while size <= READ_LIMIT:
+            chunk = os.read(fd, min(1 << 20, READ_LIMIT + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except (IOError, OSError) as e:
+        raise SdtuneFailure("cannot read '%s': %s"
+                            % (src, e.strerror or "cannot be read"))
+    finally:
+        os.close(fd)
+    if size > READ_LIMIT:
+        raise SdtuneFailure("cannot import '%s': larger than %d MiB: not "
+                            "an export" % (src, READ_LIMIT >> 20))
+    return b"".join(chunks)
+
+
+def check_journal_entry(journal_entry):
+    """journal_entry as given: None, digits (an entry id) or "last"
+    (the newest finished entry, as when it is not given); anything else,
+    such as "--yes", is refused (SdtuneFailure) before it can become an
+    sdtune option."""
+    if journal_entry is None or journal_entry in ("", "last"):
+        return None
+    text = str(journal_entry)
+    if not text.isdigit():
+        raise SdtuneFailure("journal_entry '%s': an entry id (digits, as "
+                            "in sdtune history) or last" % text)
+    return text
+
+
 def rollback_argv(base, entry_id, check_mode):
+    if not str(entry_id).isdigit():
+        raise SdtuneFailure("cannot roll back '%s': not a journal entry "
+                            "id" % (entry_id,))
     argv = base + ["rollback", entry_id, "-o", "json"]
     if not check_mode:
         argv.append("--yes")
@@ -257,9 +318,10 @@ def rollback_target(entries, journal_entry):
     finished entry is rolled back unless it is itself a rollback; with
     one, nothing is done when a finished rollback of it exists.  An id
     given as digits matches the journal's zero-padded ids."""
+    journal_entry = check_journal_entry(journal_entry)
     finished = [e for e in entries
                 if isinstance(e, dict) and e.get("state") in FINISHED]
-    if journal_entry is None or journal_entry == "":
+    if journal_entry is None:
         if not finished:
             return None, "the journal has no finished change"
         last = finished[-1]

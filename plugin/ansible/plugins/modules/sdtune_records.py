@@ -31,6 +31,8 @@ options:
         target, or with O(host) (and C(delegate_to) V(localhost)) on the
         controller, whence the module gives it to sdtune on its standard
         input (with C(--host) the files sdtune names are the appliance's).
+      - An absolute path. With O(host), a regular file of at most 64 MiB
+        (a FIFO or a device is refused, never read).
     type: path
     required: true
 attributes:
@@ -78,18 +80,15 @@ skipped_records:
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 from ansible_collections.sdtune.illumos.plugins.module_utils.sdtune import (  # noqa: E402, E501
-    COMMON_ARGS, SdtuneFailure, base_argv, import_argv, records_result,
-    run_json)
+    COMMON_ARGS, SdtuneFailure, base_argv, import_argv, read_export,
+    records_result, run_json)
 
 
 def read_text(src):
-    """The text of the export file src, or SdtuneFailure."""
+    """The text of the export file src (module_utils read_export: a
+    regular file, bounded), or SdtuneFailure."""
     try:
-        with open(src, "rb") as f:
-            return f.read().decode("utf-8")
-    except (IOError, OSError) as e:
-        raise SdtuneFailure("cannot read '%s': %s"
-                            % (src, e.strerror or "cannot be read"))
+        return read_export(src).decode("utf-8")
     except ValueError:
         raise SdtuneFailure("cannot import '%s': not UTF-8 text" % src)
 
@@ -107,9 +106,9 @@ def main():
     src = module.params["src"]
     remote = bool(module.params["host"])
     try:
+        argv = import_argv(base, src, remote, module.check_mode)
         rc, doc, warnings = run_json(
-            run, import_argv(base, src, remote, module.check_mode),
-            data=read_text(src) if remote else None)
+            run, argv, data=read_text(src) if remote else None)
         result = records_result(doc, module.check_mode)
     except SdtuneFailure as e:
         module.fail_json(**e.fail_args())

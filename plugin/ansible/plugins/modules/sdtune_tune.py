@@ -36,7 +36,8 @@ options:
   journal_entry:
     description:
       - With O(state=rolled_back), the id of the journal entry to roll back
-        (C(sdtune history)); the newest finished entry when not given.
+        (C(sdtune history)), digits only; the newest finished entry when
+        not given or V(last). Anything else is refused.
     type: str
   allow_firmware_mismatch:
     description:
