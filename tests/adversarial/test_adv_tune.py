@@ -383,6 +383,31 @@ def test_F3_record_naming_no_firmware_is_held(tmp_path, firmware):
             if c["key"] == INTEL] == ["32"]
 
 
+# ------------------------------------------- F6 (adversarial 2026-11-27)
+
+@pytest.mark.parametrize("listing, said", [
+    ("", "beadm list -H listed none"),
+    ("a;u1;NR;/;1;static;1700000000\nb;u2;R;-;1;static;1700000001\n",
+     "beadm list -H marks a, b as booting next"),
+    ("a;u1;R;/;1;static;1700000000\n",
+     "beadm list -H marks no boot environment as running"),
+])
+def test_F6_beadm_oddities_are_said(tmp_path, listing, said):
+    """An empty boot environment list, or two flagged to boot next, left
+    unsaid which sd.conf the next boot reads."""
+    from tests.sim.testing import platform_appliance
+    app = platform_appliance(str(tmp_path / "omnios"), "omnios")
+    listing_file = tmp_path / "beadm.out"
+    listing_file.write_text(listing)
+    beadm = script(str(tmp_path / "beadm"), "cat %s" % listing_file)
+    cfg = config_with(app, str(tmp_path / "beadm.conf"), beadm=beadm)
+    proc = run(app, "verify", config=cfg)
+    no_traceback(proc)
+    assert said in proc.stderr, (proc.stdout, proc.stderr)
+    assert "which sd.conf the next boot reads is unknown" in proc.stderr \
+        or "boot environments unknown" in proc.stderr
+
+
 # ------------------------------------------- D1 (adversarial 2026-11-27)
 
 def _blocks(app):

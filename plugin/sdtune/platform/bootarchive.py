@@ -91,8 +91,22 @@ class BootArchivePlatform(Platform):
     def warnings(self) -> List[str]:
         bes = self._environments()
         if not bes:
-            return (["boot environments unknown (%s)" % self._be_error]
-                    if self._be_error else [])
+            return ["boot environments unknown (%s)" % (
+                self._be_error or "beadm list -H listed none")]
+        # Exactly one running and one next: anything else is a beadm
+        # answer sdtune cannot trust to say which sd.conf boots next.
+        odd = []
+        for what, flagged in (("running", [b.name for b in bes
+                                           if b.active_now]),
+                              ("booting next", [b.name for b in bes
+                                                if b.active_on_reboot])):
+            if len(flagged) != 1:
+                odd.append("beadm list -H marks %s as %s" % (
+                    ", ".join(flagged) if flagged else "no boot "
+                    "environment", what))
+        if odd:
+            return ["%s: which sd.conf the next boot reads is unknown"
+                    % "; ".join(odd)]
         now, nxt = self.boot_environment(), self.next_environment()
         if nxt is not None and now is not None and nxt != now:
             return ["the boot environment that boots next (%s) is not the "

@@ -112,10 +112,14 @@ def loader_settings(text: str) -> dict:
 def with_loader_block(text: Optional[bytes], module_name: str,
                       shown: str, driver: str = "sd") -> bytes:
     """loader.conf.local with sdtune's block, idempotently: the block is
-    replaced where it is, added at the end where it is not.  sd_conf_*
-    lines of the operator's own, outside the block, are refused: two
-    definitions of one module are for the operator to merge."""
-    lines = (text or b"").decode("latin-1").splitlines()
+    replaced where it is, added at the end where it is not; every other
+    line is kept byte for byte, its line end included (an operator's
+    CRLF stays CRLF).  Refused, for the operator to merge: sd_conf_*
+    lines of the operator's own outside the block, and another module
+    that delivers the same file (two modules for one file: which one
+    the kernel keeps is not sdtune's to guess)."""
+    kept = (text or b"").decode("latin-1").splitlines(True)
+    lines = [line.rstrip("\r\n") for line in kept]
     block = loader_lines(module_name, driver)
     begin, module = begin_of(driver), module_of(driver)
     if begin in lines:
@@ -129,11 +133,33 @@ def with_loader_block(text: Optional[bytes], module_name: str,
         raise RefusedError("apply", shown, "it already defines boot module "
                            "%s outside sdtune's block ('%s'): remove those "
                            "lines or merge them" % (module, theirs[0].strip()))
+    for line in outside:
+        other = _delivers(line, ramdisk_conf(driver))
+        if other:
+            raise RefusedError("apply", shown, "its boot module %s already "
+                               "delivers %s ('%s'): remove it or merge it "
+                               "with sdtune's" % (other, ramdisk_conf(driver),
+                                                  line.strip()))
+    ours = [line + "\n" for line in block]
     if start is None:
-        new = lines + block
+        if kept and not kept[-1].endswith(("\n", "\r")):
+            kept[-1] += "\n"
+        new = kept + ours
     else:
-        new = lines[:start] + block + lines[end + 1:]
-    return ("\n".join(new) + "\n").encode("latin-1")
+        new = kept[:start] + ours + kept[end + 1:]
+    return "".join(new).encode("latin-1")
+
+
+def _delivers(line: str, path: str) -> Optional[str]:
+    """The module a loader line `X_flags="name=PATH ..."` makes deliver
+    ``path``, else None."""
+    key, sep, value = line.strip().partition("=")
+    key = key.strip()
+    if not sep or line.strip().startswith("#") or \
+            not key.endswith("_flags"):
+        return None
+    words = _unquote(value).replace(",", " ").split()
+    return key[:-len("_flags")] if "name=" + path in words else None
 
 
 class SmartOSPlatform(Platform):

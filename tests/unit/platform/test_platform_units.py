@@ -103,6 +103,35 @@ def test_loader_lines_of_the_operators_own_are_refused():
         with_loader_block(b'sd_conf_load="YES"\n', "/x", "loader.conf.local")
 
 
+@pytest.mark.parametrize("line", [
+    'mysd_flags="name=/kernel/drv/sd.conf"',
+    'mysd_flags = "name=/kernel/drv/sd.conf"  # mine',
+    'x_flags="name=/kernel/drv/sd.conf,other"'])
+def test_another_module_delivering_sd_conf_is_refused(line):
+    """Adversarial 2026-11-27, F5.1: a module under another prefix that
+    delivers the same file went undetected; sdtune added its own."""
+    text = ('mysd_load="YES"\nmysd_type="file"\nmysd_name="/x"\n%s\n'
+            % line).encode()
+    with pytest.raises(RefusedError) as e:
+        with_loader_block(text, "/y", "loader.conf.local")
+    assert "already delivers /kernel/drv/sd.conf" in str(e.value)
+    # Another file, or a comment, is no conflict.
+    with_loader_block(b'#' + line.encode() + b"\n", "/y", "l")
+    with_loader_block(b'mysd_flags="name=/kernel/drv/nvme.conf"\n', "/y",
+                      "l")
+
+
+def test_the_operators_crlf_lines_are_kept_byte_for_byte():
+    """F5.2: console="ttyb"\\r\\n became console="ttyb"\\n."""
+    theirs = b'console="ttyb"\r\nos_console="ttyb"\r\n'
+    new = with_loader_block(theirs, "/y", "l")
+    assert new.startswith(theirs)
+    again = with_loader_block(new, "/z", "l")
+    assert again.startswith(theirs)
+    no_end = with_loader_block(b'console="ttyb"', "/y", "l")
+    assert no_end.startswith(b'console="ttyb"\n' + BEGIN.encode())
+
+
 def _entry(**kw):
     doc = {"id": "000001", "time": 1.0, "user": "root", "action": "apply",
            "state": "done", "sd_conf": "/kernel/drv/sd.conf",
