@@ -2,12 +2,15 @@
 (plugin/ansible/plugins/module_utils/sdtune.py): argv building, reading
 sdtune's documents and error lines, and mapping them to module results,
 including check mode, and the idempotent choice of the entry to roll
-back.  No Ansible and no sdtune needed: the
-file is loaded by its path, and commands run through a fake runner."""
+back; options that begin with "-" never becoming sdtune options and a
+bounded read of the export (adversarial 2026-11-27 F11, H2).  No Ansible
+and no sdtune needed: the file is loaded by its path, and commands run
+through a fake runner."""
 
 import importlib.util
 import json
 import os
+import threading
 
 import pytest
 
@@ -225,3 +228,71 @@ def test_documents_are_json_roundtrip_safe():
     # The module returns these to Ansible, which serialises them.
     json.dumps(su.tune_result(CHANGE, False, True))
     json.dumps(su.unchanged_rollback("why"))
+
+
+# ------------- adversarial 2026-11-27: F11 (options that begin with '-') and
+# H2 (the export read on the controller: a regular file, with a bound)
+BASE = ["/usr/sbin/sdtune"]
+
+
+@pytest.mark.parametrize("src", ["--dry-run", "-", "relative.json", ""])
+def test_F11_src_must_be_an_absolute_path(src):
+    for remote in (False, True):
+        with pytest.raises(su.SdtuneFailure) as e:
+            su.import_argv(BASE, src, remote)
+        assert "src must be an absolute path" in e.value.msg
+    assert su.import_argv(BASE, "/var/tmp/x.json", False) == \
+        BASE + ["results", "--import", "/var/tmp/x.json", "-o", "json"]
+
+
+@pytest.mark.parametrize("entry", ["--yes", "-1", "1; rm", "000001x",
+                                   " 1"])
+def test_F11_journal_entry_is_digits_or_last(entry):
+    with pytest.raises(su.SdtuneFailure) as e:
+        su.rollback_target([], entry)
+    assert "an entry id (digits" in e.value.msg
+    with pytest.raises(su.SdtuneFailure):
+        su.rollback_argv(BASE, entry, False)
+
+
+def test_F11_last_is_the_newest_finished_entry():
+    entries = [{"id": "000001", "state": "done"},
+               {"id": "000002", "state": "done"}]
+    assert su.rollback_target(entries, "last") == ("000002", None)
+    assert su.rollback_target(entries, "1") == ("000001", None)
+
+
+def test_H2_a_fifo_is_refused_without_waiting(tmp_path):
+    fifo = str(tmp_path / "fifo")
+    os.mkfifo(fifo)
+    box = {}
+
+    def read():
+        try:
+            su.read_export(fifo)
+        except su.SdtuneFailure as e:
+            box["msg"] = e.msg
+    t = threading.Thread(target=read, daemon=True)
+    t.start()
+    t.join(10)
+    if t.is_alive():
+        # Let the blocked open return, so that the test run ends.
+        fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        os.close(fd)
+        pytest.fail("read_export waited on a FIFO")
+    assert box["msg"] == "cannot import '%s': not a regular file" % fifo
+
+
+def test_H2_a_device_and_a_large_file_are_refused(tmp_path):
+    with pytest.raises(su.SdtuneFailure) as e:
+        su.read_export("/dev/zero")
+    assert e.value.msg == "cannot import '/dev/zero': not a regular file"
+    big = tmp_path / "big.json"
+    with open(big, "wb") as f:
+        f.truncate(su.READ_LIMIT + 1)
+    with pytest.raises(su.SdtuneFailure) as e:
+        su.read_export(str(big))
+    assert "larger than 64 MiB" in e.value.msg
+    small = tmp_path / "small.json"
+    small.write_bytes(b"{}\n")
+    assert su.read_export(str(small)) == b"{}\n"

@@ -192,14 +192,20 @@ def _release(name: str, release) -> str:
     return release
 
 
-def _release_fixture(p: Dict, kind: str) -> Optional[str]:
-    """The named release's /etc/release (kind "release") or uname -v
-    ("uname-v") text, None when the fixture has none."""
-    path = os.path.join(RELEASE_DIR, "%s.%s" % (p["release"], kind))
+def release_fixture(release: str, kind: str) -> Optional[str]:
+    """A real release's /etc/release (kind "release") or uname -v
+    ("uname-v") text from tests/fixtures/platform, None when the source
+    had none."""
+    path = os.path.join(RELEASE_DIR, "%s.%s" % (release, kind))
     if not os.path.exists(path):
         return None
     with open(path, encoding="utf-8") as f:
         return f.read()
+
+
+def _release_fixture(p: Dict, kind: str) -> Optional[str]:
+    """The scenario's named release: release_fixture."""
+    return release_fixture(p["release"], kind)
 
 
 def _bes(raw) -> List[Dict]:

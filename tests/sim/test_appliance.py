@@ -253,11 +253,11 @@ def test_every_shipped_scenario(tmp_path):
     names = sorted(n[:-5] for n in os.listdir(os.path.join(SIM,
                                                            "scenarios"))
                    if n.endswith(".json") and n != "jbod-240.json")
-    assert names == ["4kn", "inuse-states", "nvme-4k", "nvme-4k-smartos",
-                     "nvme-mixed", "omnios",
-                     "openindiana", "rc16-fails", "sata-behind-sas",
-                     "small-nexenta", "smartos-pool", "smartos-usb",
-                     "triton-cn", "triton-hn", "upstream"]
+    assert names == ["4kn", "inuse-states", "nexentastor-3",
+                     "nexentastor-4", "nvme-4k", "nvme-4k-smartos",
+                     "nvme-mixed", "omnios", "openindiana", "rc16-fails",
+                     "sata-behind-sas", "small-nexenta", "smartos-pool",
+                     "smartos-usb", "triton-cn", "triton-hn", "upstream"]
     for name in names:
         app = Appliance.build(name, str(tmp_path / name))
         exp = app.expected_disks()

@@ -434,7 +434,8 @@ def targets_locked(host: Host, state_dir: str, targets: List[Target]
     called it; a file by its normalised path.  LockedError (exit 3) names
     the target another sdtune is certifying; the locks are taken before
     any I/O, in a fixed order, so two shelves cannot deadlock."""
-    directory = records.records_dir(host, state_dir)
+    # Beside the records, not among them: a lock file stays.
+    directory = host.sys_path(state_dir.rstrip("/") + "/locks")
     host.mkdirs(directory)
     named = sorted((t.disk.name if t.disk is not None else
                     _normalized(t.device), t.arg) for t in targets)
@@ -443,7 +444,7 @@ def targets_locked(host: Host, state_dir: str, targets: List[Target]
             digest = hashlib.sha256(identity.encode("utf-8", "replace")
                                     ).hexdigest()[:20]
             try:
-                held.enter_context(host.lock("%s/.target-%s.lock"
+                held.enter_context(host.lock("%s/target-%s"
                                              % (directory, digest)))
             except LockedError as e:
                 raise LockedError("certify", arg, "another sdtune process "

@@ -5,23 +5,10 @@ each source), through the pure identify(); test_detect_host.py runs
 detect() on a host whose uname prints them.
 """
 
-import os
-
 import pytest
 
 from sdtune.platform.detect import identify, parse_uname_version
-
-FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures",
-                        "platform")
-
-
-def fixture(name, kind):
-    """The fixture's text, or None when the source had none."""
-    path = os.path.join(FIXTURES, "%s.%s" % (name, kind))
-    if not os.path.exists(path):
-        return None
-    with open(path, encoding="utf-8") as f:
-        return f.read()
+from tests.sim.platform import release_fixture
 
 
 # fixture, platform, the distribution's release, the source that decides
@@ -49,7 +36,8 @@ CASES = [
                          ids=[c[0] for c in CASES])
 def test_each_release_is_detected_by_what_it_prints(name, platform,
                                                     version, by):
-    got = identify(fixture(name, "release"), fixture(name, "uname-v"))
+    got = identify(release_fixture(name, "release"),
+                   release_fixture(name, "uname-v"))
     assert (got.name, got.version, got.by) == (platform, version, by)
     assert got.notes == ()
 
@@ -59,7 +47,7 @@ def test_each_release_is_detected_by_what_it_prints(name, platform,
 def test_nexentastor_3_and_4_by_their_release_file_alone(name):
     """uname failed or printed a plain illumos string: "Open Storage
     Appliance" on line 1 is NexentaStor all the same."""
-    release = fixture(name, "release")
+    release = release_fixture(name, "release")
     for uname in (None, "illumos-c3e16711de\n"):
         got = identify(release, uname)
         assert got.name == "nexentastor", uname
@@ -72,13 +60,13 @@ def test_nexentastor_3_and_4_by_their_release_file_alone(name):
 def test_nexentacore_and_illumian_are_not_nexentastor(uname):
     """NexentaCore 3 ran NexentaStor 3's b134 kernel and illumian was
     NexentaStor 4's base: a release file that names them decides."""
-    release = fixture("nexentacore-illumian", "release")
+    release = release_fixture("nexentacore-illumian", "release")
     assert identify(release, uname).name == "illumos"
     assert identify("  illumian 1.0\n", uname).name == "illumos"
 
 
 def test_uname_decides_a_disagreement_and_says_so():
-    got = identify(fixture("openindiana-oi_151a9", "release"),
+    got = identify(release_fixture("openindiana-oi_151a9", "release"),
                    "NexentaOS_134f\n")
     assert got.name == "nexentastor"
     assert got.notes == ("uname -v says nexentastor, /etc/release says "

@@ -3,15 +3,12 @@
 allow-listed uname printing its `uname -v` (tests/fixtures/platform).
 """
 
-import os
-
 import pytest
 
 from sdtune.host import RealHost
 from sdtune.platform.detect import detect
+from tests.sim.platform import release_fixture
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures",
-                        "platform")
 # fixture, platform, the distribution's release (SmartOS also runs
 # bootparams: tests/e2e/test_platforms.py has it end to end)
 CASES = [
@@ -29,24 +26,15 @@ CASES = [
 ]
 
 
-def fixture(name, kind):
-    """The fixture's text, or None when the source had none."""
-    path = os.path.join(FIXTURES, "%s.%s" % (name, kind))
-    if not os.path.exists(path):
-        return None
-    with open(path, encoding="utf-8") as f:
-        return f.read()
-
-
 def _host(tmp_path, name, fail_uname=False):
     """A root holding the fixture's /etc/release and a uname that prints
     its `uname -v` (and i86pc for -i), as the appliance's would."""
     root = tmp_path / "root"
     (root / "etc").mkdir(parents=True)
-    release = fixture(name, "release")
+    release = release_fixture(name, "release")
     if release is not None:
         (root / "etc" / "release").write_text(release)
-    uname_v = fixture(name, "uname-v")
+    uname_v = release_fixture(name, "uname-v")
     version = tmp_path / "uname-v"
     version.write_text(uname_v or "")
     script = tmp_path / "uname"
@@ -72,8 +60,8 @@ def test_detect_reads_both_through_the_host(tmp_path, name, platform,
     assert info.machine == "i86pc"
     doc = info.to_json()
     assert doc["name"] == platform and doc["version"] == version
-    assert doc["kernel"] == (fixture(name, "uname-v") or "").strip()
-    first = (fixture(name, "release") or "").strip().splitlines()
+    assert doc["kernel"] == (release_fixture(name, "uname-v") or "").strip()
+    first = (release_fixture(name, "release") or "").strip().splitlines()
     assert info.release == (first[0].strip() if first else "")
 
 
