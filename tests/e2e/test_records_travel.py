@@ -518,13 +518,17 @@ def test_T4_import_from_a_closed_stdin_is_a_clean_error(tmp_path):
 def test_F1_travelling_text_is_escaped_or_refused(fs01_export, tmp_path):
     export, fs09 = fs01_export
 
+    def refused(name, edit, field):
+        proc = fs09.sdtune("results", "--import", forge(
+            export, str(tmp_path / name), edit))
+        assert proc.returncode == 4
+        assert "field '%s' holds a control character" % field in \
+            proc.stderr
+        assert "\x1b" not in proc.stdout + proc.stderr
+
     def evil_serial(doc):
         doc["records"][0]["record"]["serial"] = "EV\x1b]0;pwn\x07"
-    proc = fs09.sdtune("results", "--import", forge(
-        export, str(tmp_path / "e1.json"), evil_serial))
-    assert proc.returncode == 4
-    assert "field 'serial' holds a control character" in proc.stderr
-    assert "\x1b" not in proc.stdout + proc.stderr
+    refused("e1.json", evil_serial, "serial")
 
     # What may travel is printed as the tables print it.
     def backslash(doc):
@@ -536,11 +540,7 @@ def test_F1_travelling_text_is_escaped_or_refused(fs01_export, tmp_path):
     def evil_host(doc):
         doc["records"][0]["record"]["serial"] = "EV02"
         doc["records"][0]["origin"]["host"] = "evil\x1b]0;pwn\x07"
-    proc = fs09.sdtune("results", "--import", forge(
-        export, str(tmp_path / "e2.json"), evil_host))
-    assert proc.returncode == 4
-    assert "field 'origin.host' holds a control character" in proc.stderr
-    assert "\x1b" not in proc.stdout + proc.stderr
+    refused("e2.json", evil_host, "origin.host")
 
 
 def test_F4_a_local_serial_in_another_case_is_the_same_unit(

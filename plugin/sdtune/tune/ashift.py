@@ -33,12 +33,11 @@ def pools_smallest_ashift(inv: Inventory) -> Dict[str, int]:
     return out
 
 
-def ashift_bound(disks: Iterable[Disk], inv: Inventory
+def ashift_bound(disks: Iterable[Disk], smallest: Dict[str, int]
                  ) -> Optional[Tuple[int, str]]:
     """The smallest ashift any of ``disks`` must fit, with why (the disk
     and its vdev or pool); None when none is in a pool with a known
-    ashift."""
-    smallest = pools_smallest_ashift(inv)
+    ashift.  ``smallest``: pools_smallest_ashift of the inventory."""
     bound: Optional[Tuple[int, str]] = None
     for d in disks:
         if not d.pool:

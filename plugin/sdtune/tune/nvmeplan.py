@@ -47,7 +47,7 @@ from ..nvmeconf.model import best_block_size, config_list
 from ..nvmeconf.model import evaluate as nvme_evaluate
 from ..sdconf.edit import EditError, unified_diff
 from ..sdconf.parser import parse
-from .ashift import ashift_bound, too_large
+from .ashift import ashift_bound, pools_smallest_ashift, too_large
 from .journal import sha256
 from .members import SECTOR_CONFIDENT, certified_when, measured_firmware
 from .plan import Change, Held, NotSd, Overrides, Plan, Reason
@@ -217,6 +217,7 @@ def make_nvme_plan(text: str, conf_path: str, inv: Inventory,
         models.setdefault(model_of(d), []).append(d)
     by_model = _records_by_model(records, models)
     unknown_pools = inv.pools_unknown()
+    smallest = pools_smallest_ashift(inv)
     new_text = text
     for model in sorted(set(models) | set(by_model)):
         disks = models.get(model, [])
@@ -260,9 +261,9 @@ def make_nvme_plan(text: str, conf_path: str, inv: Inventory,
                                     certified_when(rec), value))
             continue
         if not options.allow_ashift_mismatch:
-            bound = ashift_bound(disks, inv)
-            risky = bound[1] if too_large(native, bound) and bound \
-                else None
+            bound = ashift_bound(disks, smallest)
+            risky = bound[1] if bound is not None and \
+                too_large(native, bound) else None
             if unknown_pools:
                 risky = "pool membership and vdev ashift are unknown " \
                     "(%s): a namespace of this model may be in an " \

@@ -62,7 +62,7 @@ from ..sdconf.match import Identity, key_matches
 from ..sdconf.model import evaluate
 from ..sdconf.parser import parse
 from ..sdconf.tunables import canonical_value
-from .ashift import ashift_bound, too_large
+from .ashift import ashift_bound, pools_smallest_ashift, too_large
 from .journal import DRIVERS, sha256
 from .members import (NV, UNKNOWN_CACHE, VOLATILE, Member, Proposal,
                       by_value, certified_when, collision_pick, disputes,
@@ -377,7 +377,8 @@ def make_plan(text: str, sd_conf: str, flavour: str, inv: Inventory,
     # out: the model's consensus, not the outlier, becomes the pair.
     used, suspects = consensus(current)
     by_key = latest_by_serial(used)
-    bounds = {key: ashift_bound(disks, inv)
+    smallest = pools_smallest_ashift(inv)
+    bounds = {key: ashift_bound(disks, smallest)
               for key, disks in present.items()}
     unknown = Unknowns(inv.pools_unknown(), _ids_unknown(inv))
     keys = sorted(set(by_key) | set(present))
