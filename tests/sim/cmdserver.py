@@ -8,13 +8,13 @@ imports the simulator once; each command is then a fork of it.
     bin/<cmd>  exec cmdclient SOCKET PYTHON fakecmd.py --state DIR ...
 
 cmdclient (cmdclient.c) hands the server its standard descriptors, its
-working directory and fakecmd's arguments.  The server forks a handler
-for the connection, which forks the worker: the worker takes the
-client's descriptors as its own 0, 1 and 2, changes to its directory and
-runs fakecmd.main (or execs the engine, for the fake sdio) exactly as
-the script would.  The handler waits for the worker or for the client to
-go away (sdtune killed it: then the worker is killed too) and answers
-with the worker's status, which the client exits with.  So sdtune still
+working directory and fakecmd's arguments.  The server forks the
+worker: it takes the client's descriptors as its own 0, 1 and 2, changes
+to its directory and runs fakecmd.main (or execs the engine, for the
+fake sdio) exactly as the script would.  The server's loop waits for the
+worker or for the client to go away (sdtune killed it: then the worker
+is killed too) and answers with the worker's status, which the client
+exits with.  So sdtune still
 runs one process per command, with the same input, output, status and
 kill; only Python's start is saved.
 
@@ -59,6 +59,9 @@ CLIENT_SOURCE = os.path.join(HERE, "cmdclient.c")
 CACHE = os.path.join(HERE, ".build")
 CFLAGS = ["-O2", "-Wall", "-Werror"]
 START_TIMEOUT_S = 30.0
+# A client sends its whole request at once; one that stalls is dropped
+# rather than stall every other command.
+REQUEST_TIMEOUT_S = 5.0
 HEAD = struct.Struct("<I")
 STATUS = struct.Struct("<i")
 
@@ -117,58 +120,93 @@ def _work(cwd: str, args: List[str], fds: List[int]) -> None:
         os._exit(status & 0xFF)
 
 
-def _handle(conn: socket.socket) -> None:
-    """One connection: fork the worker, wait for it (or kill it when the
-    client dies first), answer with its status."""
-    cwd, args, fds = _receive(conn)
+class _Running:
+    """One command: its client's connection and its worker."""
+
+    def __init__(self, conn: socket.socket, pid: int) -> None:
+        self.conn = conn
+        self.pid = pid
+        self.pidfd = os.pidfd_open(pid)
+        self.killed = False
+
+    def end(self) -> None:
+        """The worker has exited: reap it and answer with its status."""
+        _, wait_status = os.waitpid(self.pid, 0)
+        code = os.waitstatus_to_exitcode(wait_status)
+        try:
+            self.conn.sendall(STATUS.pack(code))
+        except OSError:
+            pass
+        self.conn.close()
+        os.close(self.pidfd)
+
+    def client_spoke(self) -> None:
+        """The client sends nothing after its request: readable means it
+        went away (a timeout, Ctrl-C killed it), and so goes the command,
+        as the script's own process would have."""
+        try:
+            gone = not self.conn.recv(1)
+        except OSError:
+            gone = True
+        if gone and not self.killed:
+            os.kill(self.pid, signal.SIGKILL)
+            self.killed = True
+
+
+def _start(conn: socket.socket, listener: socket.socket,
+           running: List[_Running]) -> Optional[_Running]:
+    """Read one request and fork its worker; None for a client that went
+    away or sent no whole request."""
+    conn.settimeout(REQUEST_TIMEOUT_S)
+    try:
+        cwd, args, fds = _receive(conn)
+    except (EOFError, OSError, ValueError):
+        conn.close()
+        return None
     pid = os.fork()
     if pid == 0:
+        listener.close()
         conn.close()
+        for other in running:
+            other.conn.close()
+            os.close(other.pidfd)
         _work(cwd, args, fds)
     for fd in fds:
         os.close(fd)
-    pidfd = os.pidfd_open(pid)
-    while True:
-        ready, _, _ = select.select([conn, pidfd], [], [])
-        if pidfd in ready:
-            break
-        if not conn.recv(1):
-            # The client was killed (a timeout, Ctrl-C): so is the command,
-            # as the script's own process would have been.
-            os.kill(pid, signal.SIGKILL)
-            break
-    _, wait_status = os.waitpid(pid, 0)
-    code = os.waitstatus_to_exitcode(wait_status)
-    try:
-        conn.sendall(STATUS.pack(code))
-    except OSError:
-        pass
+    return _Running(conn, pid)
 
 
 def serve(path: str) -> None:
-    """Accept until standard input (the starter's lifeline) closes."""
+    """Accept until standard input (the starter's lifeline) closes.
+
+    One fork per command: the worker is forked here, and this loop
+    watches both its exit (a pidfd) and its client (the connection),
+    where a handler process per connection used to (measured: a command
+    through the client cost 5.5 ms of CPU with the handler, 3.7 ms
+    without; /bin/true alone costs 0.9 ms)."""
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(128)
-    # Handlers are reaped by the kernel.
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    running: List[_Running] = []
     sys.stdout.write("ready\n")
     sys.stdout.flush()
     while True:
-        ready, _, _ = select.select([listener, 0], [], [])
+        watched = [listener, 0] + [r.pidfd for r in running] + \
+            [r.conn for r in running if not r.killed]
+        ready, _, _ = select.select(watched, [], [])
         if 0 in ready and not os.read(0, 1):
             return
+        for r in list(running):
+            if r.pidfd in ready:
+                r.end()
+                running.remove(r)
+            elif r.conn in ready:
+                r.client_spoke()
         if listener in ready:
             conn, _ = listener.accept()
-            if os.fork() == 0:
-                listener.close()
-                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                try:
-                    _handle(conn)
-                except BaseException:
-                    pass
-                os._exit(0)
-            conn.close()
+            started = _start(conn, listener, running)
+            if started is not None:
+                running.append(started)
 
 
 # ---------------------------------------------------------------- starting

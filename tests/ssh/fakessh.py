@@ -120,4 +120,9 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # os._exit, not sys.exit: the relay thread may still sit in a read
+    # of standard input, holding its buffer's lock, and the interpreter's
+    # shutdown then waits a second for that lock before it gives up
+    # (measured: close() took 1.06 s instead of 0.06 s after a replace);
+    # everything this stand-in wrote is flushed already.
+    os._exit(main())
