@@ -37,6 +37,7 @@
  *	check_replaceable [path]	[]; as replace, and dirnotwritable
  *	mkdirs [path, mode]	[]
  *	remove [path]		[]
+ *	rmdir [path]		[]: an empty directory
  *	lock [path]		[]; locked
  *	unlock [path]		[]; notlocked
  *	run [path, timeout_ms, has_stdin, stdin, args...]
@@ -50,8 +51,8 @@
  * Confinement.  Every path is first made absolute (relative to the
  * working directory) and lexically normal: "." and ".." components are
  * resolved as text, never climbing above "/".
- *  - Writes (create, replace, check_replaceable, mkdirs, remove, lock,
- *    unlock) must name ROOT or a path below it, and no component below
+ *  - Writes (create, replace, check_replaceable, mkdirs, remove, rmdir,
+ *    lock, unlock) must name ROOT or a path below it, and no component below
  *    ROOT may be a symbolic link (which could lead the write anywhere).
  *    Modes with set-uid, set-gid or sticky bits are refused, and so is
  *    replacing a file that has them.
@@ -1834,6 +1835,32 @@ done:
 	free(dir);
 }
 
+static void
+op_rmdir(req_t *q, resp_t *r)
+{
+	const char *base;
+	char *path = NULL, *dir = NULL;
+
+	if ((path = write_path(q, 0, 1, r)) == NULL)
+		return;
+	if (strcmp(path, root) == 0) {
+		resp_failf(r, "denied", "'%s' is the root", path);
+		goto done;
+	}
+	if ((dir = dir_of(path, &base)) == NULL) {
+		resp_fail(r, "nomem", "out of memory");
+		goto done;
+	}
+	if (rmdir(path) != 0) {
+		resp_errno(r, "rmdir", errno);
+		goto done;
+	}
+	(void) fsync_dir(dir, r);
+done:
+	free(path);
+	free(dir);
+}
+
 /* -- locks -------------------------------------------------------------- */
 
 static held_t *
@@ -2285,6 +2312,7 @@ static const op_t ops[] = {
 	{ "check_replaceable", 1, 1, op_check_replaceable },
 	{ "mkdirs", 2, 2, op_mkdirs },
 	{ "remove", 1, 1, op_remove },
+	{ "rmdir", 1, 1, op_rmdir },
 	{ "lock", 1, 1, op_lock },
 	{ "unlock", 1, 1, op_unlock },
 	{ "run", 4, -1, op_run },

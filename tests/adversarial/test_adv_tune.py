@@ -1,9 +1,14 @@
 """Adversarial regressions for plan, apply, the journal, history, rollback
 and recover (issue 10: U1, U2/D2, D1, D3, D5, D7, T7, T10, T12, F6, F7,
-F10, F11, W3, W6).  Every test failed on 8c0221c."""
+F10, F11, W3, W6).  Every test failed on 8c0221c; those named for the
+report of 2026-11-27 (issue 27: D1 undo, F6 beadm, F7 a killed step,
+W1 in D7 and T7, D4 at the end) failed on bba15c0."""
 
+import contextlib
 import copy
+import errno
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -18,8 +23,13 @@ from tests.adversarial.support import (INTEL, INTEL_DISK, LAUNCHER, build,
                                        config_with, failing, inject_record,
                                        journal_dir, mode_of, no_traceback,
                                        run, script, sd_conf_bytes)
+from sdtune.cli import main
+from sdtune.config import commands_for
+from sdtune.errors import HostError
+from sdtune.host import RealHost
 from tests.sim.appliance import Appliance
 from tests.sim.testing import INTEL as INTEL_SPEC, as_foreground, facts_host
+from tests.sim.testing import platform_appliance, spare_disk
 from tests.sim.testing import open_to_others
 
 
@@ -525,8 +535,14 @@ def test_D7_bad_journal_entry_is_skipped(tmp_path, bad):
     proc = run(app, "history")
     assert proc.returncode == 1 and "000001" in proc.stdout
     assert "000002.json" in proc.stderr
+    # W1: the unreadable entry may be the last change; --last refuses
+    # to guess, and the change it names by ID is rolled back.
     proc = run(app, "rollback", "--last", "--yes")
-    assert proc.returncode == 0, proc.stderr
+    no_traceback(proc)
+    assert proc.returncode == 3, proc.stderr
+    assert "journal entry 000002 cannot be read" in proc.stderr
+    assert "no change" not in proc.stderr
+    assert run(app, "rollback", "000001", "--yes").returncode == 0
 
 
 @pytest.mark.parametrize("field, value", [
@@ -543,9 +559,11 @@ def test_T7_wrong_typed_entry_field(tmp_path, field, value):
     proc = run(app, "history")
     no_traceback(proc)
     assert proc.returncode == 1 and "field '%s'" % field in proc.stderr
+    # W1: not "no change to roll back": the one entry there may be it.
     proc = run(app, "rollback", "--last", "--yes")
     no_traceback(proc)
-    assert proc.returncode == 2     # no readable finished entry
+    assert proc.returncode == 3, proc.stderr
+    assert "journal entry 000001 cannot be read" in proc.stderr
 
 
 # ---------------------------------------------------------------- T10
@@ -931,3 +949,47 @@ def test_F5_history_p_prints_exact_times_and_checksums(tmp_path):
     assert fields[5:7] == [entry["old_sha256"], entry["new_sha256"]]
     short = run(app, "history", "-H").stdout.rstrip("\n").split("\t")
     assert short[5] == entry["old_sha256"][:12]
+
+
+# ------------------------------------------------ D4 (report of 2026-11-27)
+
+class FullKeyHost(RealHost):
+    """This machine with the USB key full: every write below it fails
+    as a full file system does, after the directories were made."""
+
+    def __init__(self, key, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.key = key
+
+    def write_atomic(self, path, data, mode=None):
+        if path.startswith(self.key + "/"):
+            raise HostError("write", path, os.strerror(errno.ENOSPC))
+        return super().write_atomic(path, data, mode)
+
+
+def test_D4_an_undone_apply_leaves_no_directory_on_the_usb_key(tmp_path):
+    """smartos-usb with the key full: apply fails (4), the entry is
+    undone, sd.conf old, and the key holds exactly what it held."""
+    app = platform_appliance(str(tmp_path / "usb"), "smartos-usb")
+    inject_record(app, spare_disk(app)["key"], {"throttle-max": 24})
+    key = os.path.join(app.root, "mnt", "usbkey")
+
+    def tree():
+        return sorted(os.path.relpath(os.path.join(d, n), key)
+                      for d, dirs, files in os.walk(key)
+                      for n in dirs + files)
+    before = tree()
+    assert "boot/bootfs" not in before
+    err = io.StringIO()
+
+    def factory(root, cfg):
+        return FullKeyHost(key, root=root, commands=commands_for(cfg),
+                           libraries=dict(cfg.libraries))
+    with contextlib.redirect_stderr(err):
+        code = main(["-R", app.root, "--config", app.config, "apply",
+                     "--yes"], out=io.StringIO(), host_factory=factory)
+    assert code == 4, err.getvalue()
+    assert "No space left on device" in err.getvalue()
+    assert tree() == before
+    entry = json.load(open(os.path.join(journal_dir(app), "000001.json")))
+    assert entry["state"] == "undone"

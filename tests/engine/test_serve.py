@@ -617,6 +617,14 @@ def test_mkdirs_and_remove(srv, root):
     assert not os.path.exists(f)
     assert srv.err("remove", f) == errno_fields(errno.ENOENT, "unlink")
     assert srv.err("remove", deep)[:2] == ["errno", "unlink"]
+    # rmdir: an empty directory only, never the root.
+    assert srv.err("rmdir", os.path.join(root, "a"))[:2] == \
+        ["errno", "rmdir"]
+    assert srv.call("rmdir", deep) == []
+    assert not os.path.exists(deep) and os.path.isdir(os.path.dirname(deep))
+    assert srv.err("rmdir", deep) == errno_fields(errno.ENOENT, "rmdir")
+    assert srv.err("rmdir", root)[0] == "denied"
+    assert os.path.isdir(root)
 
 
 # -- locks ------------------------------------------------------------------

@@ -78,6 +78,7 @@ def test_writes_stay_below_the_root(srv, root, tmp_path_factory):
         denied(srv, "check_replaceable", path)
         denied(srv, "mkdirs", os.path.join(path, "d"), 0o755)
         denied(srv, "remove", path)
+        denied(srv, "rmdir", path)
         denied(srv, "lock", path)
         denied(srv, "unlock", path)
     assert os.listdir(outside) == []
@@ -94,6 +95,9 @@ def test_no_write_through_a_link_below_the_root(srv, root,
     assert srv.err("create", via, 0o600, b"x")[0] == "symlink"
     assert srv.err("mkdirs", os.path.join(via, "d"), 0o755)[0] == "symlink"
     assert srv.err("remove", via)[0] == "symlink"
+    os.mkdir(os.path.join(outside, "d"))
+    assert srv.err("rmdir", os.path.join(root, "out", "d"))[0] == "symlink"
+    os.rmdir(os.path.join(outside, "d"))
     assert srv.err("lock", via)[0] == "symlink"
     assert os.listdir(outside) == []
 

@@ -67,6 +67,7 @@ def test_every_answer_of_the_engine_has_the_clients_shape(sdio, tmp_path):
         ("replace", [f, 0o644, b"y"]), ("check_replaceable", [f]),
         ("mkdirs", [os.path.join(root, "d", "e"), 0o755]),
         ("remove", [os.path.join(root, "new")]),
+        ("rmdir", [os.path.join(root, "d", "e")]),
         ("lock", [os.path.join(root, "lk")]),
         ("unlock", [os.path.join(root, "lk")]),
         ("run", ["/bin/sh", 5000, 0, b"", "-c", "echo hi"]),

@@ -70,6 +70,7 @@ CALLS = {
     "check_replaceable": lambda h, r: h.check_replaceable(r + "/f"),
     "mkdirs": lambda h, r: h.mkdirs(r + "/dir/sub"),
     "remove": lambda h, r: h.remove(r + "/g"),
+    "rmdir": lambda h, r: h.remove_dir(r + "/dir"),
     "lock": lambda h, r: _locked(h, r + "/lk"),
     "unlock": lambda h, r: _locked(h, r + "/lk"),
     "run": lambda h, r: h.run("true", []).returncode,

@@ -207,6 +207,23 @@ def test_mkdirs_and_remove(tmp_path):
     assert not (directory / "f").exists()
     with pytest.raises(HostError, match="cannot remove"):
         host.remove(str(directory / "f"))
+    (directory / "f").write_bytes(b"")
+    with pytest.raises(HostError, match="cannot remove"):
+        host.remove_dir(str(directory))         # not empty
+    host.remove(str(directory / "f"))
+    host.remove_dir(str(directory))
+    assert not directory.exists() and directory.parent.is_dir()
+
+
+def test_remove_dir_refuses_the_root_and_links(tmp_path):
+    host = RealHost(root=str(tmp_path))
+    with pytest.raises(HostError, match="it is the system root"):
+        host.remove_dir(str(tmp_path))
+    (tmp_path / "elsewhere" / "d").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(HostError, match="is a symbolic link"):
+        host.remove_dir(str(tmp_path / "link" / "d"))
+    assert (tmp_path / "elsewhere" / "d").is_dir()
 
 
 # -- run ----------------------------------------------------------------------

@@ -156,6 +156,11 @@ class Host(abc.ABC):
     def remove(self, path: str) -> None:
         """Remove the file at ``path``."""
 
+    @abc.abstractmethod
+    def remove_dir(self, path: str) -> None:
+        """Remove the empty directory ``path`` (never the root), durably;
+        HostError when it is not empty or cannot be removed."""
+
     def read_links(self, directory: str) -> Dict[str, str]:
         """Every symbolic link in ``directory``, name to target: one
         request for what /dev/rdsk holds, however many disks there are."""

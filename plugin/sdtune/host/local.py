@@ -332,6 +332,18 @@ class RealHost(Host):
             raise HostError("remove", path, os_reason(e)) from e
         self._fsync_dir(os.path.dirname(os.path.abspath(path)))
 
+    def remove_dir(self, path: str) -> None:
+        # As the engine: the root is never removed, and no link on the
+        # way may lead the removal elsewhere.
+        if os.path.abspath(path) == os.path.abspath(self.root):
+            raise HostError("remove", path, "it is the system root")
+        self._check_no_symlinks(os.path.abspath(path), "remove")
+        try:
+            os.rmdir(path)
+        except OSError as e:
+            raise HostError("remove", path, os_reason(e)) from e
+        self._fsync_dir(os.path.dirname(os.path.abspath(path)))
+
     # -- commands, clocks, locks ------------------------------------------
 
     def run(self, name: str, args: Sequence[str],

@@ -392,6 +392,9 @@ class SshHost(Host):
     def remove(self, path: str) -> None:
         self._call("remove", [path], "remove", path)
 
+    def remove_dir(self, path: str) -> None:
+        self._call("rmdir", [path], "remove", path)
+
     # -- commands, clocks, locks ----------------------------------------
 
     def run(self, name: str, args: Sequence[str],

@@ -215,6 +215,7 @@ ANSWERS: Dict[str, Tuple[Kind, ...]] = {
     "check_replaceable": (),
     "mkdirs": (),
     "remove": (),
+    "rmdir": (),
     "lock": (),
     "unlock": (),
     "run": (_integer(-1, 255), _integer(0, 255), _raw, _raw, _U64),

@@ -253,9 +253,19 @@ def rollback_to(site: TuneSite, entry_id: Optional[str],
     refused unless its saved copy is there and intact and sd.conf is
     still what the entry wrote."""
     journal = site.journal()
-    entries = [e for e in journal.entries()
-               if e.state in ("done", "recovered")]
+    readable, unreadable = journal.scan()
+    entries = [e for e in readable if e.state in ("done", "recovered")]
     if last:
+        # An entry that cannot be read may be the newest change: then
+        # "the last" is not known, and neither "no change" nor an older
+        # entry is the answer.
+        newer = [b for b in unreadable
+                 if not entries or b.id > entries[-1].id]
+        if newer:
+            raise RefusedError("rollback", "--last", "journal entry %s "
+                               "cannot be read (%s), so the last change is "
+                               "not known: give the ID to roll back (sdtune"
+                               " history)" % (newer[-1].id, newer[-1].reason))
         if not entries:
             raise UsageError("rollback", journal.dir, "no change to roll "
                              "back")

@@ -98,6 +98,8 @@ class Transaction:
         self.flavour = flavour
         self.generations = generations
         self.notes: List[str] = []
+        # Directories _put created, outermost first: an undo removes them.
+        self._made_dirs: List[str] = []
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
@@ -122,11 +124,43 @@ class Transaction:
         if data is None:
             if self.host.exists(real):
                 self.host.remove(real)
+            self._remove_made_dirs(real)
             return
         parent = real.rsplit("/", 1)[0]
         if parent and not self.host.exists(parent):
+            made = self._missing_dirs(parent)
             self.host.mkdirs(parent, 0o755)
-        self.host.write_atomic(real, data)
+            self._made_dirs += made
+        try:
+            self.host.write_atomic(real, data)
+        except SdtuneError:
+            self._remove_made_dirs(real)
+            raise
+
+    def _missing_dirs(self, directory: str) -> List[str]:
+        """``directory`` and those of its parents that do not exist,
+        outermost first."""
+        missing: List[str] = []
+        while directory and not self.host.exists(directory):
+            missing.insert(0, directory)
+            directory = directory.rsplit("/", 1)[0]
+        return missing
+
+    def _remove_made_dirs(self, path: str) -> None:
+        """Remove the directories this transaction created on the way to
+        ``path`` (a boot module's kernel/drv on a USB key), innermost
+        first, once nothing it wrote is left in them: a change undone
+        leaves no trace on the boot media.  One that is not empty holds
+        files of others, and so do its parents: they stay, and that is
+        not an error of the change."""
+        for directory in reversed(list(self._made_dirs)):
+            if not path.startswith(directory + "/"):
+                continue
+            try:
+                self.host.remove_dir(directory)
+            except SdtuneError:
+                return
+            self._made_dirs.remove(directory)
 
     # -------------------------------------------------------------- recover
 

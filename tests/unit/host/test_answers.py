@@ -32,6 +32,7 @@ GOOD = {
     "check_replaceable": [],
     "mkdirs": [],
     "remove": [],
+    "rmdir": [],
     "lock": [],
     "unlock": [],
     "run": [b"0", b"0", b"out", b"err", b"1234"],
