@@ -543,6 +543,38 @@ def test_F1_travelling_text_is_escaped_or_refused(fs01_export, tmp_path):
     refused("e2.json", evil_host, "origin.host")
 
 
+def test_F1_a_record_an_older_import_stored_never_reaches_the_terminal(
+        fs01_export, tmp_path):
+    """bba15c0 stored an import whose origin held escape sequences, and
+    plan then printed them raw.  Such a stored record is now not used:
+    plan and results say it is ignored, and print no control
+    character."""
+    export, fs09 = fs01_export
+    ok(fs09.sdtune("results", "--import", export))
+    store = os.path.join(fs09.root, "var", "sdtune", "certify")
+    [name] = [n for n in os.listdir(store) if n.endswith(".json")]
+    path = os.path.join(store, name)
+    with open(path) as f:
+        doc = json.load(f)
+    assert doc["imported"] is not None
+    for part, field, value in (("origin", "host", "evil\x1b]0;pwn\x07"),
+                               (None, "model", "PX04\x9b31m")):
+        (doc[part] if part else doc)[field] = value
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        for args in (("plan",), ("results",), ("audit",)):
+            proc = fs09.sdtune(*args)
+            assert "Traceback" not in proc.stderr
+            out = proc.stdout + proc.stderr
+            assert "\x1b" not in out and "\x9b" not in out, args
+            assert "%s: not a certification record: field '%s' holds a " \
+                "control character (imported by an older sdtune, which " \
+                "took it); ignored" % (path, ("%s.%s" % (part, field))
+                                       if part else field) in proc.stderr, \
+                (args, proc.stderr)
+        (doc[part] if part else doc)[field] = "fs01" if part else None
+
+
 def test_F4_a_local_serial_in_another_case_is_the_same_unit(
         fs01_export, tmp_path):
     export, fs09 = fs01_export

@@ -250,6 +250,37 @@ def _part_problem(record: dict) -> Optional[str]:
 _MISSING = object()
 
 
+# Text that reaches a terminal: no control character (C0, DEL or C1) is
+# part of a drive's name, a host name or a version.
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+# The record's fields that name the drive, which plan, results and the
+# import print (INQUIRY and the parsers give printable text; a no-break
+# space is not a control character).
+DRIVE_TEXT_FIELDS = ("key", "serial", "firmware", "model", "driver",
+                     "target", "device")
+# Where an imported record came from, as plan and results print it.
+_PROVENANCE_FIELDS = (("origin", "host"), ("origin", "platform"),
+                      ("origin", "sdtune_version"),
+                      ("origin", "engine_version"),
+                      ("imported", "from_host"), ("imported", "exported_by"))
+
+
+def control_problem(record: Dict[str, Any]) -> Optional[str]:
+    """The first field of a record from another appliance that holds a
+    control character, in the words of record_problem, or None: its
+    drive's names and, once imported, where it came from.  Pure."""
+    for name in DRIVE_TEXT_FIELDS:
+        value = record.get(name)
+        if isinstance(value, str) and CONTROL.search(value):
+            return "field '%s' holds a control character" % name
+    for part, name in _PROVENANCE_FIELDS:
+        section = record.get(part)
+        value = section.get(name) if isinstance(section, dict) else None
+        if isinstance(value, str) and CONTROL.search(value):
+            return "field '%s.%s' holds a control character" % (part, name)
+    return None
+
+
 def record_problem(record: Any) -> Optional[str]:
     """Why ``record`` is not a certification record that plan, audit and
     results can use, or None.  Pure."""
@@ -277,6 +308,12 @@ def record_problem(record: Any) -> Optional[str]:
         why = _tunable_problem(tunable, value, nvme)
         if why:
             return "field 'recommended.%s': %s" % (tunable, why)
+    if record.get("imported") is not None:
+        # An import refuses these; one stored by an sdtune that did not
+        # must not reach a terminal through plan or results either.
+        why = control_problem(record)
+        if why:
+            return why + " (imported by an older sdtune, which took it)"
     return _part_problem(record)
 
 

@@ -47,7 +47,7 @@ from ..host import Host
 from ..sdconf.match import KEY_LEN
 from . import records
 from .recommend import recommend, recommend_nvme
-from .records import CertRecord, record_problem
+from .records import CONTROL, CertRecord, control_problem, record_problem
 from .verdict import (TRANSPORT_QUEUE, CacheVerdict, QueueVerdict,
                       SectorVerdict)
 
@@ -63,14 +63,6 @@ _ORIGIN_FIELDS = ("host", "platform", "sdtune_version", "engine_version")
 # HEX8", local.py and serve.c: 1 + 8 + a pid of up to 10 digits + 1 + 8).
 NAME_MAX = 255
 NAME_LIMIT = NAME_MAX - 28
-# Text that reaches a terminal: no control character is part of a host
-# name or a version.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
-# The record's fields that name the drive, which plan, results and the
-# import print: never with a control character (INQUIRY and the
-# parsers give printable text; a no-break space is not one).
-_TEXT_FIELDS = ("key", "serial", "firmware", "model", "driver", "target",
-                "device")
 
 
 # ------------------------------------------------------------ digests
@@ -322,7 +314,7 @@ def _check_origin(origin: Any) -> Optional[str]:
         value = origin.get(name)
         if not isinstance(value, (str, type(None))):
             return "field 'origin.%s' must be text or null" % name
-        if value is not None and _CONTROL.search(value):
+        if value is not None and CONTROL.search(value):
             return "field 'origin.%s' holds a control character" % name
     return None
 
@@ -403,10 +395,9 @@ def check_entry(index: int, entry: Any) -> Entry:
     why = record_problem(rec)
     if why:
         raise BadExport("%s: not a certification record: %s" % (where, why))
-    for name in _TEXT_FIELDS:
-        if isinstance(rec.get(name), str) and _CONTROL.search(rec[name]):
-            raise BadExport("%s: field '%s' holds a control character"
-                            % (where, name))
+    why = control_problem(rec)
+    if why:
+        raise BadExport("%s: %s" % (where, why))
     record = CertRecord.from_json(rec)
     why = unjustified(record)
     if why:
@@ -437,7 +428,7 @@ def check_export(data: bytes) -> Export:
             not isinstance(by.get("host"), (str, type(None))):
         raise BadExport("field 'exported_by' must be an object with a "
                         "host")
-    if by["host"] is not None and _CONTROL.search(by["host"]):
+    if by["host"] is not None and CONTROL.search(by["host"]):
         raise BadExport("field 'exported_by.host' holds a control "
                         "character")
     entries = doc.get("records")
