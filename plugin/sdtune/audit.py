@@ -469,6 +469,10 @@ class Auditor:
                      disks=disks)
         for path in self.platform.copies.ignored:
             self.add("SDT-6002", path, path=path, effective=effective)
+        for c in self.platform.boot_module_conflicts():
+            self.add("SDT-6006", "%s %s" % (c.loader, c.module),
+                     loader=c.loader, module=c.module, line=c.line,
+                     conf=c.conf)
         running = self.platform.boot_environment()
         nxt = getattr(self.platform, "next_environment", lambda: None)()
         if running and nxt and running != nxt:

@@ -145,6 +145,14 @@ CATALOGUE: Dict[str, Kind] = {k.id: k for k in (
          "Make the change persistent with 'sdtune apply' (on SmartOS it "
          "writes a boot module to the boot media), then 'sdtune verify'.",
          SEE),
+    Kind("SDT-6006", "medium", "two boot modules deliver one driver.conf",
+         "{loader} makes boot module {module} deliver {conf} ('{line}'), "
+         "as sdtune's boot module does: which of the two the kernel keeps "
+         "is not defined, and 'sdtune apply' refuses to add its own beside "
+         "it.",
+         "Move what {module}'s file sets into the driver.conf with "
+         "'sdtune sdconf set' (or 'sdtune plan'), remove {module}'s lines "
+         "from {loader}, then 'sdtune apply'.", SEE),
     Kind("SDT-6004", "medium", "another boot environment boots next",
          "{detail}.",
          "Boot the environment that has the change ('beadm activate "

@@ -422,6 +422,26 @@ def test_6004_another_boot_environment_boots_next(tmp_path):
     assert "beadm activate" in f["action"]
 
 
+def test_6006_another_boot_module_delivers_sd_conf(tmp_path):
+    """Adversarial report 2026-11-27 F5: an operator's own module that
+    delivers /kernel/drv/sd.conf is found by audit too, not only by the
+    apply it would make refuse."""
+    app = platform_app(tmp_path, "smartos-usb")
+    assert raised(app, "SDT-6006") == []
+    loader = os.path.join(app.root, "mnt", "usbkey", "boot",
+                          "loader.conf.local")
+    with open(loader, "a") as f:
+        f.write('mysd_load="YES"\nmysd_type="file"\n'
+                'mysd_name="/boot/mine/sd.conf"\n'
+                'mysd_flags="name=/kernel/drv/sd.conf"\n')
+    (f,) = raised(app, "SDT-6006")
+    assert f["severity"] == "medium"
+    assert f["subject"] == "/mnt/usbkey/boot/loader.conf.local mysd"
+    assert "deliver /kernel/drv/sd.conf" in f["status"]
+    assert "'mysd_flags=\"name=/kernel/drv/sd.conf\"'" in f["status"]
+    assert "refuses" in f["status"] and "sdtune sdconf set" in f["action"]
+
+
 def test_silencing_by_id_and_subject(tmp_path):
     app = build(tmp_path, pairs=[(ACME_KEY, "cache-nonvolatile:true")],
                 extra_disks=[ACME])

@@ -61,6 +61,17 @@ class NextBoot:
     newer: bool = False
 
 
+@dataclass(frozen=True)
+class ModuleConflict:
+    """A loader line that makes a module of another name deliver the
+    same driver.conf as sdtune's boot module."""
+
+    loader: str         # the loader file (system path)
+    module: str         # the other module's name
+    line: str           # its X_flags line, stripped
+    conf: str           # the file both deliver (/kernel/drv/sd.conf)
+
+
 class Platform(abc.ABC):
     """One platform's rules for sd.conf."""
 
@@ -121,6 +132,12 @@ class Platform(abc.ABC):
     def boot_environment(self) -> Optional[str]:
         """The running boot environment, where the platform has them."""
         return None
+
+    def boot_module_conflicts(self) -> List["ModuleConflict"]:
+        """Boot modules of another name that deliver a driver.conf that
+        sdtune's own boot module delivers, where the platform has boot
+        modules."""
+        return []
 
     def activation(self, paths: List[str]) -> List[str]:
         """The steps after writing `paths` (system paths): update_drv

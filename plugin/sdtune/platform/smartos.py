@@ -30,7 +30,7 @@ from typing import List, Optional
 from ..errors import RefusedError, SdtuneError
 from ..host import Host
 from ..inventory.runner import output_of
-from .base import FileChange, NextBoot, Persistence, Platform
+from .base import FileChange, ModuleConflict, NextBoot, Persistence, Platform
 from .detect import PlatformInfo
 from .modpath import BOOTFS_KERNEL, ConfCopies
 
@@ -133,13 +133,12 @@ def with_loader_block(text: Optional[bytes], module_name: str,
         raise RefusedError("apply", shown, "it already defines boot module "
                            "%s outside sdtune's block ('%s'): remove those "
                            "lines or merge them" % (module, theirs[0].strip()))
-    for line in outside:
-        other = _delivers(line, ramdisk_conf(driver))
-        if other:
+    for other in other_modules("\n".join(outside), shown):
+        if other.conf == ramdisk_conf(driver):
             raise RefusedError("apply", shown, "its boot module %s already "
                                "delivers %s ('%s'): remove it or merge it "
-                               "with sdtune's" % (other, ramdisk_conf(driver),
-                                                  line.strip()))
+                               "with sdtune's" % (other.module, other.conf,
+                                                  other.line))
     ours = [line + "\n" for line in block]
     if start is None:
         if kept and not kept[-1].endswith(("\n", "\r")):
@@ -148,6 +147,20 @@ def with_loader_block(text: Optional[bytes], module_name: str,
     else:
         new = kept[:start] + ours + kept[end + 1:]
     return "".join(new).encode("latin-1")
+
+
+def other_modules(text: str, loader: str) -> List[ModuleConflict]:
+    """The lines of a loader file that make a module not sdtune's
+    deliver sd.conf or nvme.conf, the files sdtune's modules deliver.
+    Pure."""
+    found = []
+    for line in text.splitlines():
+        for driver in ("sd", "nvme"):
+            other = _delivers(line, ramdisk_conf(driver))
+            if other and other != module_of(driver):
+                found.append(ModuleConflict(loader, other, line.strip(),
+                                            ramdisk_conf(driver)))
+    return found
 
 
 def _delivers(line: str, path: str) -> Optional[str]:
@@ -240,6 +253,17 @@ class SmartOSPlatform(Platform):
         kind = "boot pool" if root != USBKEY_MOUNT else "usb key"
         return BootMedia(root, kind, name, root + name,
                          [root + "/boot/loader.conf.local"])
+
+    def boot_module_conflicts(self) -> List[ModuleConflict]:
+        media = self.media()
+        if media is None:
+            return []
+        found = []
+        for path in media.loader_files:
+            text = self.read(path)
+            if text is not None:
+                found += other_modules(text.decode("latin-1"), path)
+        return found
 
     def _media_or_refuse(self) -> BootMedia:
         media = self.media()
