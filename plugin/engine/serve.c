@@ -1091,7 +1091,12 @@ op_read(req_t *q, resp_t *r)
 	if (fnum(q, 1, 0, (long long)MAX_FIELD, &limit, r) != 0 ||
 	    (path = read_path(q, 0, 1, r)) == NULL)
 		return;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * O_NONBLOCK: a FIFO (one that replaced a file since the client's
+	 * stat) reads as empty or fails with EAGAIN, instead of holding the
+	 * server for ever; a regular file or a device reads as usual.
+	 */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	free(path);
 	if (fd < 0) {
 		resp_errno(r, "open", errno);

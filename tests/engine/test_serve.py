@@ -301,6 +301,21 @@ def test_read(srv, root):
         errno_fields(errno.ENOENT, "open")
 
 
+def test_read_of_a_fifo_never_waits(srv, root):
+    """A FIFO (one that replaced a file since the client's stat) reads
+    as empty without a writer, and fails with EAGAIN with one that sends
+    nothing: the server is never held."""
+    fifo = os.path.join(root, "fifo")
+    os.mkfifo(fifo)
+    assert srv.call("read", fifo, 100) == [b""]
+    writer = os.open(fifo, os.O_RDWR)
+    try:
+        assert srv.err("read", fifo, 100) == errno_fields(errno.EAGAIN,
+                                                           "read")
+    finally:
+        os.close(writer)
+
+
 def test_read_stops_at_the_limit(srv):
     """/dev/zero never ends: the limit ends the read."""
     assert srv.err("read", "/dev/zero", MIB) == ["toolarge", str(MIB)]

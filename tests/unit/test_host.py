@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import pytest
@@ -66,6 +67,33 @@ def test_read_exists_stat_listdir(tmp_path):
     assert not host.exists(str(tmp_path / "c"))
     assert host.stat(str(tmp_path / "b")).st_size == 3
     assert host.listdir(str(tmp_path)) == ["a", "b"]
+
+
+def test_read_of_a_fifo_never_waits(tmp_path):
+    """H1's race: a FIFO where a file was stat'ed a moment ago reads as
+    empty (no writer) or fails (a writer that sends nothing), at once."""
+    fifo = str(tmp_path / "fifo")
+    os.mkfifo(fifo)
+    got = []
+
+    def read():
+        try:
+            got.append(RealHost().read_bytes(fifo))
+        except HostError as e:
+            got.append(str(e))
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(5)
+    assert got == [b""]
+    writer = os.open(fifo, os.O_RDWR)
+    try:
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        reader.join(5)
+        assert got[1:] == ["cannot read '%s': nothing to read without "
+                           "waiting: not a file" % fifo]
+    finally:
+        os.close(writer)
 
 
 def test_read_missing_names_path_and_reason(tmp_path):

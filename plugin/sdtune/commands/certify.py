@@ -405,8 +405,9 @@ def read_input(host: "Host", verb: str, path: str) -> bytes:
     """The bytes of the input file ``path``, read through the host: a
     regular file only, so that a FIFO or a device cannot make sdtune
     wait for ever (SdtuneError "cannot VERB 'PATH'", exit 4).  stat
-    first, then read: a file replaced by a FIFO in between can still
-    block the read (the hosts' read_bytes opens in blocking mode)."""
+    first, then read: a file replaced by a FIFO in between does not
+    block the read either (the hosts' read_bytes opens non-blocking), it
+    reads as empty, which is not an input."""
     try:
         st = host.stat(path)
     except SdtuneError as e:

@@ -115,8 +115,15 @@ class RealHost(Host):
 
     def read_bytes(self, path: str, limit: int = READ_LIMIT) -> bytes:
         try:
-            with open(path, "rb") as f:
+            # O_NONBLOCK, as the engine: a FIFO (one that replaced a file
+            # since a caller's stat) reads as empty or fails with EAGAIN
+            # instead of waiting for ever; files and devices read as usual.
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            with os.fdopen(fd, "rb") as f:
                 data = f.read(limit + 1)
+            if data is None:
+                raise HostError("read", path, "nothing to read without "
+                                "waiting: not a file")
         except OSError as e:
             raise HostError("read", path, os_reason(e)) from e
         except MemoryError as e:
