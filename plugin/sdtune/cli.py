@@ -19,7 +19,7 @@ import traceback
 from typing import Callable, List, Optional, TextIO
 
 from . import commands
-from .commands.base import Env, Parser, tune_site
+from .commands.base import Env, Parser, flavour_of, tune_site
 from .config import Config, commands_for, load_config
 from .errors import (EXIT_FAILED, EXIT_SIGINT, EXIT_SIGTERM, RefusedError,
                      SdtuneError, UsageError)
@@ -287,8 +287,8 @@ def _interrupted(args: argparse.Namespace, host: Optional[Host],
     try:
         # Ignore a second Ctrl-C while looking: the answer matters more.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        said = open_change(tune_site(
-            host, cfg, getattr(args, "flavour", None) or cfg.flavour()))
+        said = open_change(tune_site(host, cfg,
+                                     flavour_of(host, cfg, args)))
     except SdtuneError as e:
         said = "could not read the journal (%s): run 'sdtune history'" % e
     return "%s: %s; %s" % (args.command, what, said)

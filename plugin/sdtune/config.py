@@ -104,12 +104,14 @@ class Config:
         return dict(self.sections.get("silence", {}))
 
     def flavour(self) -> str:
-        """[sdconf] flavour: the kernel rules to model."""
+        """[sdconf] flavour: the kernel rules to model, or "auto" (the
+        default): those of the platform detected (commands/base.py)."""
         from sdtune.sdconf.tunables import FLAVOURS
-        value = self.sections.get("sdconf", {}).get("flavour", "nexenta")
-        if value not in FLAVOURS:
+        value = self.sections.get("sdconf", {}).get("flavour", "auto")
+        if value not in FLAVOURS + ("auto",):
             raise self.error("sdconf", "flavour", "[sdconf] flavour = '%s':"
-                             " expected %s" % (value, " or ".join(FLAVOURS)))
+                             " expected %s or auto" % (value,
+                                                       ", ".join(FLAVOURS)))
         return value
 
     def generations(self) -> int:

@@ -334,3 +334,29 @@ def test_entry_from_before_platforms_rolls_back_with_todays_steps(tmp_path):
     assert read(app, "/kernel/drv/sd.conf") == before
     assert [c[0] for c in app.platform_calls()[calls:]] == ["bootadm"]
     assert app.archive()["/kernel/drv/sd.conf"] == before.decode("latin-1")
+
+
+@pytest.mark.parametrize("scenario, flavour", [
+    ("omnios", "upstream"), ("smartos-usb", "upstream"),
+    ("nexentastor-3", "nexenta"), ("nexentastor-4", "nexenta")])
+def test_auto_flavour_is_the_platforms(tmp_path, scenario, flavour):
+    """With no [sdconf] flavour (auto, the default) the sd.conf rules
+    are those of the platform detected: an OmniOS box is not modelled as
+    NexentaStor."""
+    app = build(tmp_path, scenario)
+    config = str(tmp_path / "auto.conf")
+    with open(app.config) as f:
+        text = f.read()
+    assert "\nflavour = " in text
+    with open(config, "w") as f:
+        f.write("".join(line for line in text.splitlines(True)
+                        if not line.startswith("flavour = ")))
+    conf = str(tmp_path / "sd.conf")
+    with open(conf, "w") as f:
+        f.write('sd-config-list = "ATA     X", "slow-io-threshold:30";\n')
+    proc = app.sdtune("sdconf", "check", "-o", "json", conf, config=config)
+    codes = [d["code"] for d in json.loads(proc.stdout)["diagnostics"]]
+    # NexentaStor's sd knows slow-io-threshold; illumos-gate's does not.
+    assert ("nexenta-only" in codes) == (flavour == "upstream"), proc.stdout
+    proc = app.sdtune("sdconf", "show", "-o", "json", conf, config=config)
+    assert json.loads(proc.stdout)["flavour"] == flavour, proc.stderr

@@ -310,8 +310,8 @@ def test_read_of_a_fifo_never_waits(srv, root):
     assert srv.call("read", fifo, 100) == [b""]
     writer = os.open(fifo, os.O_RDWR)
     try:
-        assert srv.err("read", fifo, 100) == errno_fields(errno.EAGAIN,
-                                                           "read")
+        assert srv.err("read", fifo, 100) == \
+            errno_fields(errno.EAGAIN, "read")
     finally:
         os.close(writer)
 

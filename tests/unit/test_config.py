@@ -108,7 +108,7 @@ def test_defaults_load():
     }
     assert cfg.paths == {"sd_conf": "/kernel/drv/sd.conf",
                          "state_dir": "/var/sdtune"}
-    assert cfg.sections["sdconf"] == {"flavour": "nexenta"}
+    assert cfg.sections["sdconf"] == {"flavour": "auto"}
     assert cfg.sections["journal"] == {"generations": "10"}
     assert cfg.source_files == [default_config_path()]
     assert host.read == [default_config_path()]
@@ -132,7 +132,7 @@ def test_override_replaces_single_keys(tmp_path):
     assert cfg.paths == {"sd_conf": "/kernel/drv/sd.conf",
                          "state_dir": "/tmp/state"}
     assert cfg.sections["thresholds"] == {"flush_ms": "5"}
-    assert cfg.sections["sdconf"] == {"flavour": "nexenta"}
+    assert cfg.sections["sdconf"] == {"flavour": "auto"}
     assert cfg.source_files == [default_config_path(), override]
     assert host.read == cfg.source_files
 
@@ -382,7 +382,8 @@ def test_command_line_reads_configuration_through_its_host(tmp_path,
 @pytest.mark.parametrize("text, use, message", [
     ("[sdconf]\n# the kernel rules\nflavour = solaris\n",
      lambda cfg: cfg.flavour(),
-     "line 3: [sdconf] flavour = 'solaris': expected nexenta or upstream"),
+     "line 3: [sdconf] flavour = 'solaris': expected nexenta, upstream or "
+     "auto"),
     ("[journal]\ngenerations = 0\n", lambda cfg: cfg.generations(),
      "line 2: [journal] generations = '0': expected a whole number >= 1"),
     ("[journal]\ngenerations = many\n", lambda cfg: cfg.generations(),
@@ -408,6 +409,6 @@ def test_settings_read_from_the_layers():
     cfg = load(RealHost())
     assert (cfg.sd_conf, cfg.state_dir) == ("/kernel/drv/sd.conf",
                                             "/var/sdtune")
-    assert cfg.flavour() == "nexenta" and cfg.generations() == 10
+    assert cfg.flavour() == "auto" and cfg.generations() == 10
     assert cfg.space_matters() is False and cfg.known_drives is None
     assert cfg.certify().max_rounds == 128

@@ -5,7 +5,7 @@ run() gets, with the tune site built the one way."""
 import argparse
 import sys
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Optional, TextIO
 
 from ..config import Config
 from ..errors import EXIT_USAGE
@@ -31,6 +31,16 @@ def json_output(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", dest="output", choices=("json",))
 
 
+def flavour_of(host: Host, cfg: Config, args: argparse.Namespace) -> str:
+    """--flavour where the command has it, else [sdconf] flavour; auto:
+    the rules of the platform the host is (platform/detect.py)."""
+    value = getattr(args, "flavour", None) or cfg.flavour()
+    if value != "auto":
+        return value
+    from ..platform.detect import detect, sd_flavour
+    return sd_flavour(detect(host))
+
+
 def tune_site(host: Host, cfg: Config, flavour: str, driver: str = "sd"):
     """The system the tune commands change (tune/site.py), from the
     settings; `driver` picks sd.conf or nvme.conf."""
@@ -48,10 +58,14 @@ class Env:
     cfg: Config
     out: TextIO
     err: TextIO = field(default_factory=lambda: sys.stderr)
+    _flavour: Optional[str] = field(default=None, repr=False)
 
     def flavour(self, args: argparse.Namespace) -> str:
-        """--flavour where the command has it, else [sdconf] flavour."""
-        return getattr(args, "flavour", None) or self.cfg.flavour()
+        """The sd.conf rules the command models (flavour_of), decided
+        once per command."""
+        if self._flavour is None:
+            self._flavour = flavour_of(self.host, self.cfg, args)
+        return self._flavour
 
     def tune_site(self, args: argparse.Namespace):
         return tune_site(self.host, self.cfg, self.flavour(args),

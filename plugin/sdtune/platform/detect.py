@@ -50,6 +50,9 @@ RELEASE = "/etc/release"
 NAMES = ("smartos", "triton-hn", "triton-cn", "omnios", "openindiana",
          "nexentastor", "illumos")
 SMARTOS_FAMILY = ("smartos", "triton-hn", "triton-cn")
+# The distributions whose sd follows illumos-gate's rules (sd.conf
+# flavour "upstream"); NexentaStor's sd has its own ("nexenta").
+UPSTREAM_SD = SMARTOS_FAMILY + ("omnios", "openindiana")
 # Distribution words in /etc/release's first line, first match wins.
 # NexentaStor 3.x and 4.x say "Open Storage Appliance v3.1.6" and "Open
 # Storage Appliance 4.0.3-FP2" there.
@@ -240,6 +243,14 @@ def parse_bootfs(text: str) -> Dict[str, Optional[str]]:
                              "not 'pool<TAB>bootfs'")
         out[fields[0]] = None if fields[1] in ("-", "") else fields[1]
     return out
+
+
+def sd_flavour(info: PlatformInfo) -> str:
+    """The sd.conf rules the detected platform's kernel follows, for
+    `[sdconf] flavour = auto`: upstream on a distribution built from
+    illumos-gate, nexenta on NexentaStor and where the distribution is
+    not known (sdtune's rules before auto existed).  Pure."""
+    return "upstream" if info.name in UPSTREAM_SD else "nexenta"
 
 
 def detect(host: Host) -> PlatformInfo:

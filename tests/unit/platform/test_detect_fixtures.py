@@ -7,7 +7,8 @@ detect() on a host whose uname prints them.
 
 import pytest
 
-from sdtune.platform.detect import identify, parse_uname_version
+from sdtune.platform.detect import (PlatformInfo, identify,
+                                    parse_uname_version, sd_flavour)
 from tests.sim.platform import release_fixture
 
 
@@ -30,6 +31,19 @@ CASES = [
      "uname -v"),
     ("tribblix-m20.6", "illumos", "", ""),
 ]
+
+
+@pytest.mark.parametrize("name, platform, version, by", CASES,
+                         ids=[c[0] for c in CASES])
+def test_each_release_models_its_kernels_sd_rules(name, platform, version,
+                                                  by):
+    """[sdconf] flavour = auto: illumos-gate's sd.conf rules on the
+    distributions built from it, NexentaStor's own there and where the
+    distribution is not known."""
+    got = identify(release_fixture(name, "release"),
+                   release_fixture(name, "uname-v"))
+    assert sd_flavour(PlatformInfo(got.name, "")) == (
+        "nexenta" if platform in ("nexentastor", "illumos") else "upstream")
 
 
 @pytest.mark.parametrize("name, platform, version, by", CASES,
