@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from sdtune.errors import EXIT_FAILED, HostError
+from sdtune.errors import EXIT_FAILED, EXIT_REFUSED, HostError
 from sdtune.host import CommandResult, Host, RealHost
 
 PLUGIN_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "plugin")
@@ -94,6 +94,21 @@ def test_read_of_a_fifo_never_waits(tmp_path):
                            "waiting: not a file" % fifo]
     finally:
         os.close(writer)
+
+
+def test_a_failed_stat_is_not_a_missing_file(tmp_path):
+    """W3's rule on this host too (the remote one: test_fakessh): only
+    ENOENT and ENOTDIR make exists() and is_dir() False."""
+    host = RealHost()
+    (tmp_path / "f").write_bytes(b"")
+    assert not host.exists(str(tmp_path / "missing"))
+    assert not host.exists(str(tmp_path / "f" / "below-a-file"))
+    assert not host.is_dir(str(tmp_path / "f"))
+    os.symlink("loop", str(tmp_path / "loop"))
+    with pytest.raises(HostError, match="cannot stat"):
+        host.exists(str(tmp_path / "loop"))
+    with pytest.raises(HostError, match="cannot stat"):
+        host.is_dir(str(tmp_path / "loop"))
 
 
 def test_read_missing_names_path_and_reason(tmp_path):
@@ -213,6 +228,32 @@ def test_write_atomic_failure_keeps_old_file(tmp_path):
     assert target.read_bytes() == b"old\n"
     assert target.stat().st_mode & 0o7777 == 0o640
     assert temp_files(tmp_path) == []
+
+
+@pytest.mark.parametrize("bits", [0o4000, 0o2000, 0o1000])
+def test_set_id_and_sticky_files_are_never_written(tmp_path, bits):
+    """The engine's rule (serve.c op_replace, plain_mode) on this host
+    too: a file with set-id or sticky bits is not replaced, and no new
+    file gets them."""
+    target = tmp_path / "f"
+    target.write_bytes(b"old\n")
+    os.chmod(target, 0o644 | bits)
+    host = RealHost()
+    for call in (lambda: host.write_atomic(str(target), b"new\n"),
+                 lambda: host.check_replaceable(str(target))):
+        with pytest.raises(HostError) as info:
+            call()
+        assert info.value.exit_code == EXIT_REFUSED
+        assert "has set-id or sticky bits (mode %04o)" % (0o644 | bits) \
+            in str(info.value)
+    assert target.read_bytes() == b"old\n"
+    for call in (lambda: host.write_atomic(str(tmp_path / "g"), b"x",
+                                           mode=0o644 | bits),
+                 lambda: host.create_new(str(tmp_path / "g"), b"x",
+                                         mode=0o600 | bits)):
+        with pytest.raises(HostError, match="has set-id or sticky bits"):
+            call()
+    assert not (tmp_path / "g").exists()
 
 
 def test_write_atomic_interrupt_cleans_up(tmp_path):

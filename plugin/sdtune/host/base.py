@@ -76,7 +76,9 @@ class Host(abc.ABC):
 
     @abc.abstractmethod
     def exists(self, path: str) -> bool:
-        """Whether real path ``path`` exists."""
+        """Whether real path ``path`` exists: False only when there is no
+        such file (ENOENT, ENOTDIR); any other failure of the stat is a
+        HostError."""
 
     @abc.abstractmethod
     def same_file(self, a: str, b: str) -> bool:
@@ -85,7 +87,8 @@ class Host(abc.ABC):
 
     @abc.abstractmethod
     def is_dir(self, path: str) -> bool:
-        """Whether real path ``path`` is a directory."""
+        """Whether real path ``path`` is a directory; fails as exists()
+        does."""
 
     @abc.abstractmethod
     def stat(self, path: str) -> os.stat_result:

@@ -86,6 +86,14 @@ def os_reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
+def _plain_mode(verb: str, path: str, mode: int,
+                why: str = "mode %04o has set-id or sticky bits") -> None:
+    """Refuse (exit 3) a mode with set-uid, set-gid or sticky bits: sdtune
+    writes configuration and records, never such a file."""
+    if mode & 0o7000:
+        raise HostError(verb, path, why % mode, EXIT_REFUSED)
+
+
 class RealHost(Host):
     """The machine itself, with system paths under ``root``."""
 
@@ -134,10 +142,22 @@ class RealHost(Host):
         return data
 
     def exists(self, path: str) -> bool:
-        return os.path.exists(path)
+        return self._stat_or_none(path) is not None
 
     def is_dir(self, path: str) -> bool:
-        return os.path.isdir(path)
+        st = self._stat_or_none(path)
+        return st is not None and statmod.S_ISDIR(st.st_mode)
+
+    def _stat_or_none(self, path: str) -> Optional[os.stat_result]:
+        """As the remote host: None only when there is no such file; a
+        stat that fails otherwise (EACCES, ELOOP, EIO) is an error, not
+        "missing"."""
+        try:
+            return os.stat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as e:
+            raise HostError("stat", path, os_reason(e)) from e
 
     def same_file(self, a: str, b: str) -> bool:
         try:
@@ -211,6 +231,10 @@ class RealHost(Host):
             raise HostError("write", path, "owned by uid %d: only that "
                             "user or root may replace it" % old.st_uid,
                             EXIT_REFUSED)
+        # The new copy takes the old one's mode: never a set-id one (the
+        # engine's rule too, serve.c op_replace).
+        _plain_mode("write", path, statmod.S_IMODE(old.st_mode),
+                    "it has set-id or sticky bits (mode %04o)")
         return old
 
     def check_replaceable(self, path: str) -> None:
@@ -252,6 +276,7 @@ class RealHost(Host):
 
     def create_new(self, path: str, data: bytes, mode: int = 0o600) -> None:
         path = os.path.abspath(path)
+        _plain_mode("create", path, mode)
         self._check_no_symlinks(path)
         try:
             self._create_synced(path, data, mode, path)
@@ -272,6 +297,8 @@ class RealHost(Host):
         HostError("sync", directory) says so.
         """
         path = os.path.abspath(path)
+        if mode is not None:
+            _plain_mode("write", path, mode)
         old = self._existing(path)
 
         # Same directory, so the rename cannot cross file systems.
