@@ -1818,20 +1818,25 @@ op_mkdirs(req_t *q, resp_t *r)
 }
 
 /* Removes a file; the removal is made durable like a rename. */
+/* remove and rmdir: unlink a file or an empty directory, durably. */
 static void
-op_remove(req_t *q, resp_t *r)
+remove_entry(req_t *q, resp_t *r, int dir_entry)
 {
 	const char *base;
 	char *path = NULL, *dir = NULL;
 
 	if ((path = write_path(q, 0, 1, r)) == NULL)
 		return;
+	if (dir_entry && strcmp(path, root) == 0) {
+		resp_failf(r, "denied", "'%s' is the root", path);
+		goto done;
+	}
 	if ((dir = dir_of(path, &base)) == NULL) {
 		resp_fail(r, "nomem", "out of memory");
 		goto done;
 	}
-	if (unlink(path) != 0) {
-		resp_errno(r, "unlink", errno);
+	if ((dir_entry ? rmdir(path) : unlink(path)) != 0) {
+		resp_errno(r, dir_entry ? "rmdir" : "unlink", errno);
 		goto done;
 	}
 	(void) fsync_dir(dir, r);
@@ -1841,29 +1846,15 @@ done:
 }
 
 static void
+op_remove(req_t *q, resp_t *r)
+{
+	remove_entry(q, r, 0);
+}
+
+static void
 op_rmdir(req_t *q, resp_t *r)
 {
-	const char *base;
-	char *path = NULL, *dir = NULL;
-
-	if ((path = write_path(q, 0, 1, r)) == NULL)
-		return;
-	if (strcmp(path, root) == 0) {
-		resp_failf(r, "denied", "'%s' is the root", path);
-		goto done;
-	}
-	if ((dir = dir_of(path, &base)) == NULL) {
-		resp_fail(r, "nomem", "out of memory");
-		goto done;
-	}
-	if (rmdir(path) != 0) {
-		resp_errno(r, "rmdir", errno);
-		goto done;
-	}
-	(void) fsync_dir(dir, r);
-done:
-	free(path);
-	free(dir);
+	remove_entry(q, r, 1);
 }
 
 /* -- locks -------------------------------------------------------------- */
