@@ -369,7 +369,7 @@ class RealHost(Host):
     def remove_dir(self, path: str) -> None:
         # As the engine: the root is never removed, and no link on the
         # way may lead the removal elsewhere.
-        if os.path.abspath(path) == os.path.abspath(self.root):
+        if os.path.abspath(path) == self.root:
             raise HostError("remove", path, "it is the system root")
         self._check_no_symlinks(os.path.abspath(path), "remove")
         try:

@@ -126,10 +126,9 @@ class Transaction:
                 self.host.remove(real)
             self._remove_made_dirs(real)
             return
-        parent = real.rsplit("/", 1)[0]
-        if parent and not self.host.exists(parent):
-            made = self._missing_dirs(parent)
-            self.host.mkdirs(parent, 0o755)
+        made = self._missing_dirs(real.rsplit("/", 1)[0])
+        if made:
+            self.host.mkdirs(made[-1], 0o755)
             self._made_dirs += made
         try:
             self.host.write_atomic(real, data)
