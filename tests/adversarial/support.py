@@ -20,6 +20,7 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 if REPO not in sys.path:
     sys.path.insert(0, REPO)
 
+from tests.harness import sdtuneserver  # noqa: E402
 from tests.sim.appliance import Appliance  # noqa: E402
 
 LAUNCHER = os.path.join(REPO, "bin", "sdtune")
@@ -37,7 +38,8 @@ def run(app: Appliance, *args: str, config: Optional[str] = None,
         ) -> subprocess.CompletedProcess:
     """bin/sdtune -R ROOT --config CONFIG ARGS, as Appliance.sdtune, with
     optional extra environment (SDTUNE_* harness variables only)."""
-    full_env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
+    full_env = {"PATH": "/usr/bin:/bin",
+                "SDTUNE_PYTHON": sdtuneserver.python(),
                 "SDTUNE_ZONENAME_CMD": "/nonexistent"}
     full_env.update(env or {})
     argv = [LAUNCHER, "-R", root if root is not None else app.root,

@@ -47,6 +47,7 @@ from . import platform  # noqa: E402
 from . import rootfs  # noqa: E402
 from . import scenario as scn  # noqa: E402
 from . import sdio  # noqa: E402
+from ..harness import sdtuneserver  # noqa: E402
 
 SIM_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(SIM_DIR))
@@ -151,7 +152,8 @@ class Appliance:
         # Through this process's fork server when it runs (cmdserver.py:
         # the same process per command, without a Python start each).
         server = cmdserver.ensure_started()
-        script = [sys.executable, FAKECMD]
+        script = (server.runner(sys.executable) if server else
+                  [sys.executable]) + [FAKECMD]
         for cmd in COMMANDS:
             if not platform.has_command(state, cmd):
                 # bootparams exists only on SmartOS/Triton, beadm only
@@ -159,9 +161,8 @@ class Appliance:
                 continue
             path = os.path.join(self.bin, cmd)
             runner = "%s --state %s --argv0 \"$0\" %s" % (
-                " ".join(shlex.quote(w) for w in (
-                    [server.client, server.socket] if server else [])
-                    + script), shlex.quote(self.dir), cmd)
+                " ".join(shlex.quote(w) for w in script),
+                shlex.quote(self.dir), cmd)
             with open(path, "w") as f:
                 f.write("#!/bin/sh\n" + (sdio.wrapper(runner) if cmd == "sdio"
                                          else "exec %s \"$@\"\n" % runner))
@@ -306,8 +307,10 @@ class Appliance:
                stdin: Optional[str] = None) -> subprocess.CompletedProcess:
         """Run the product's launcher (bin/sdtune, by path: nothing of the
         product is imported) against this appliance: `-R root --config
-        sdtune.conf`, the test python, no zonename."""
-        env = {"PATH": "/usr/bin:/bin", "SDTUNE_PYTHON": sys.executable,
+        sdtune.conf`, the test python (through this process's
+        tests/harness/sdtuneserver.py when it runs), no zonename."""
+        env = {"PATH": "/usr/bin:/bin",
+               "SDTUNE_PYTHON": sdtuneserver.python(),
                "SDTUNE_ZONENAME_CMD": "/nonexistent"}
         launcher = os.path.join(REPO, "bin", "sdtune")
         return subprocess.run([launcher, "-R", self.root, "--config",

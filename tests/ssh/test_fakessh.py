@@ -28,7 +28,8 @@ ENGINE = os.path.join(REPO, "plugin", "engine", "sdio")
 def fake(tmp_path):
     """The stand-in for ssh, as one executable path."""
     path = tmp_path / "fakessh"
-    path.write_text("#!/bin/sh\nexec %s %s \"$@\"\n" % (
+    # -S: the stand-in needs no site-packages (nor their .pth files' cost).
+    path.write_text("#!/bin/sh\nexec %s -S %s \"$@\"\n" % (
         sys.executable, os.path.join(os.path.dirname(__file__),
                                      "fakessh.py")))
     path.chmod(0o755)

@@ -1,0 +1,243 @@
+"""The product's interpreter, started once: bin/sdtune's Python as a fork
+server (forkserver.py) for the end-to-end tests.
+
+A run of bin/sdtune costs about 100 ms of CPU before sdtune does
+anything: the interpreter's start and the package's imports.  The
+end-to-end tests run it about 800 times.  This server is that same
+Python, started with the launcher's flags (-I -S -B) and the launcher's
+environment (LC_ALL=C), with every module of the package imported; each
+run is then a fork of it.
+
+    Appliance.sdtune()  bin/sdtune ...   (the launcher, unchanged)
+      -> exec $SDTUNE_PYTHON -I -S -B -c BOOTSTRAP PLUGINDIR ARG...
+         SDTUNE_PYTHON = python(): a script that execs
+         cmdclient SOCKET PYTHON -I -S -B -c BOOTSTRAP PLUGINDIR ARG...
+
+The worker takes the client's descriptors, directory, umask and
+environment, builds sys.stdin, stdout and stderr as Python's start does,
+sets sys.argv and sys.path as `-c` would, and runs the launcher's
+bootstrap; then it ends as Python ends (threads joined, atexit, streams
+flushed; SystemExit's code, 1 after a traceback, SIGINT itself after an
+uncaught KeyboardInterrupt).  A request this server cannot run exactly
+so (other flags, another package directory, another locale) is given
+back: the client execs the real Python.  What is not the same: the hash
+seed (one per server, not per run) and the modules already in
+sys.modules.  The launcher's tests and the interpreter's own start are
+tested with a real Python each (tests/shell/test_launcher.py,
+tests/e2e/test_sdconf_launcher.py, the ssh, fault and demo runs), and
+test_sdtuneserver.py holds a run through this server to a run without
+it, byte for byte.
+
+SDTUNE_SIM_SDTUNESERVER=0 in the environment turns it off.
+"""
+
+import atexit
+import importlib
+import importlib.machinery
+import io
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import types
+from typing import List, Optional
+
+if __name__ == "__main__":
+    # Run by path under -I -S, where tests/ is not importable and no
+    # directory of the tests goes on the path: forkserver is loaded from
+    # its file.
+    import importlib.util
+    _spec = importlib.util.spec_from_file_location(
+        "forkserver", os.path.join(os.path.dirname(
+            os.path.abspath(__file__)), "forkserver.py"))
+    forkserver = importlib.util.module_from_spec(_spec)
+    sys.modules["forkserver"] = forkserver
+    _spec.loader.exec_module(forkserver)
+else:
+    from . import forkserver
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+PLUGIN = os.path.join(REPO, "plugin")
+# What bin/sdtune passes before its bootstrap, and the locale it sets.
+FLAGS = ["-I", "-S", "-B", "-c"]
+LOCALE = "C"
+
+
+# ---------------------------------------------------------------- serving
+
+def preload(plugindir: str) -> None:
+    """Import every module of the package (not __main__, which runs)."""
+    sys.path.insert(0, plugindir)
+    try:
+        top = os.path.join(plugindir, "sdtune")
+        for root, dirs, files in os.walk(top):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(files):
+                if not name.endswith(".py") or name == "__main__.py":
+                    continue
+                words = os.path.relpath(os.path.join(root, name[:-3]),
+                                        plugindir).split(os.sep)
+                if words[-1] == "__init__":
+                    words.pop()
+                importlib.import_module(".".join(words))
+    finally:
+        sys.path.remove(plugindir)
+
+
+class Interpreter:
+    """What this Python was at its start, for each worker to start
+    from: sys.path, and how it made its standard streams."""
+
+    def __init__(self, plugindir: str) -> None:
+        self.plugindir = os.path.realpath(plugindir)
+        self.path = list(sys.path)
+        self.streams = [(s.encoding, s.errors) for s in
+                        (sys.stdin, sys.stdout, sys.stderr)]
+
+    def accept(self, request: forkserver.Request) -> bool:
+        args = request.args
+        return args[:len(FLAGS)] == FLAGS and \
+            len(args) > len(FLAGS) + 1 and \
+            os.path.realpath(args[len(FLAGS) + 1]) == self.plugindir and \
+            request.env.get("LC_ALL") == LOCALE
+
+    def _stdio(self) -> None:
+        """sys.stdin, stdout and stderr as Python's start makes them
+        (create_stdio): buffered, newline "\\n", line-buffered on a
+        terminal and always for stderr."""
+        made = []
+        for fd, (encoding, errors) in enumerate(self.streams):
+            mode = "rb" if fd == 0 else "wb"
+            buf = io.open(fd, mode, -1, closefd=False)
+            raw = buf.raw
+            raw.name = ("<stdin>", "<stdout>", "<stderr>")[fd]
+            stream = io.TextIOWrapper(
+                buf, encoding, errors, "\n",
+                line_buffering=raw.isatty() or fd == 2,
+                write_through=False)
+            stream.mode = mode[0]
+            made.append(stream)
+        sys.stdin, sys.stdout, sys.stderr = made
+        sys.__stdin__, sys.__stdout__, sys.__stderr__ = made
+
+    def work(self, request: forkserver.Request) -> None:
+        """The worker: `python -I -S -B -c BOOTSTRAP ARG...`.  Never
+        returns."""
+        forkserver.take_request(request)
+        self._stdio()
+        code = request.args[len(FLAGS)]
+        sys.argv = ["-c"] + request.args[len(FLAGS) + 1:]
+        sys.path[:] = self.path
+        # The __main__ of `python -c`: its loader the built-in one, no
+        # spec, no package, an empty __annotations__.
+        main = types.ModuleType("__main__")
+        main.__dict__.update(__loader__=importlib.machinery.BuiltinImporter,
+                             __spec__=None, __package__=None,
+                             __annotations__={})
+        sys.modules["__main__"] = main
+        status, interrupted = 0, False
+        try:
+            exec(compile(code, "<string>", "exec"), main.__dict__)
+        except SystemExit as e:
+            status = exit_status(e)
+        except KeyboardInterrupt:
+            print_exception()
+            interrupted = True
+        except BaseException:
+            print_exception()
+            status = 1
+        os._exit(finish(status, interrupted))
+
+
+def print_exception() -> None:
+    """The traceback Python prints, without this module's frame."""
+    kind, value, tb = sys.exc_info()
+    tb = tb.tb_next if tb is not None else None
+    sys.excepthook(kind, value.with_traceback(tb), tb)
+
+
+def exit_status(e: SystemExit) -> int:
+    """What Python exits with for SystemExit(code)."""
+    if e.code is None:
+        return 0
+    if isinstance(e.code, int):
+        return e.code & 0xFF
+    sys.stderr.write("%s\n" % e.code)
+    return 1
+
+
+def finish(status: int, interrupted: bool) -> int:
+    """What Python does after the program, before it exits: wait for
+    its threads, run atexit, flush the streams (120 when stdout cannot
+    be flushed); after an uncaught KeyboardInterrupt, die of SIGINT."""
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        threading._shutdown()  # type: ignore[attr-defined]
+    atexit._run_exitfuncs()
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        status = 120
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    if interrupted:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+        return 130
+    return status
+
+
+# ---------------------------------------------------------------- starting
+
+_SERVER: Optional[forkserver.Server] = None
+_SERVER_PID: Optional[int] = None
+_WRAPPER = "python"
+
+
+def python(real: str = sys.executable) -> str:
+    """The Python for bin/sdtune (SDTUNE_PYTHON): this process's server,
+    started on first use, or ``real`` itself when it is turned off
+    (SDTUNE_SIM_SDTUNESERVER=0) or cannot start."""
+    global _SERVER, _SERVER_PID
+    if os.environ.get("SDTUNE_SIM_SDTUNESERVER") == "0":
+        return real
+    if _SERVER is None or _SERVER_PID != os.getpid() or \
+            not _SERVER.running():
+        try:
+            _SERVER = _start(real)
+        except (OSError, RuntimeError, subprocess.SubprocessError):
+            _SERVER = None
+            return real
+        _SERVER_PID = os.getpid()
+        atexit.register(_SERVER.stop)
+    return os.path.join(_SERVER.dir, _WRAPPER)
+
+
+def _start(real: str) -> forkserver.Server:
+    server = forkserver.Server(
+        [real] + FLAGS[:-1] + [os.path.abspath(__file__), PLUGIN],
+        cwd="/", env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
+                      "LC_ALL": LOCALE})
+    # The launcher checks that its Python is an executable file: one
+    # word, so a script around the client.
+    wrapper = os.path.join(server.dir, _WRAPPER)
+    with open(wrapper, "w") as f:
+        f.write("#!/bin/sh\nexec %s \"$@\"\n" % " ".join(
+            shlex.quote(w) for w in server.runner(real)))
+    os.chmod(wrapper, 0o755)
+    return server
+
+
+def main(argv: List[str]) -> None:
+    plugindir, socket_path = argv
+    preload(plugindir)
+    interpreter = Interpreter(plugindir)
+    forkserver.serve(socket_path, interpreter.accept, interpreter.work)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
