@@ -156,10 +156,17 @@ WAIT = ("import signal, sys, time\n"
         "    time.sleep(0.1)\n")
 
 
+def _sigint_default():
+    # A shell's background job (make check started with &) ignores
+    # SIGINT, and what it runs inherits that; the program must not.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def started(served, code=WAIT):
     proc = subprocess.Popen([served, "-I", "-S", "-B", "-c", code, PLUGIN],
                             env=dict(ENV), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+                            stderr=subprocess.PIPE,
+                            preexec_fn=_sigint_default)
     assert proc.stdout.readline() == b"ready\n"
     return proc
 
