@@ -7,7 +7,8 @@
  *	cmdclient SOCKET PYTHON ARG...
  *
  * Hands the server this process's standard input, output and error
- * (SCM_RIGHTS), its working directory, umask and environment, and ARG...
+ * (SCM_RIGHTS), its working directory, umask, environment, the signals it
+ * ignores and blocks (what an exec would pass on), and ARG...
  * The server answers with the pid of the worker it forked (0: it will not
  * run this request, so this process execs PYTHON ARG... itself), then with
  * the worker's status.  Meanwhile SIGINT, SIGTERM, SIGHUP and SIGQUIT
@@ -132,11 +133,35 @@ put(char *payload, size_t *off, const char *word)
 
 extern char **environ;
 
+/*
+ * The signals this process ignores and blocks, one bit per signal (bit
+ * n - 1 for signal n), as hex: what PYTHON would start with here.
+ */
+static void
+signal_masks(char *ignored, char *blocked, size_t len)
+{
+	unsigned long long ign = 0, blk = 0;
+	struct sigaction old;
+	sigset_t set;
+	int sig;
+
+	(void) sigprocmask(SIG_BLOCK, NULL, &set);
+	for (sig = 1; sig < 65 && sig < NSIG; sig++) {
+		if (sigaction(sig, NULL, &old) == 0 &&
+		    old.sa_handler == SIG_IGN)
+			ign |= 1ULL << (sig - 1);
+		if (sigismember(&set, sig) == 1)
+			blk |= 1ULL << (sig - 1);
+	}
+	(void) snprintf(ignored, len, "%llx", ign);
+	(void) snprintf(blocked, len, "%llx", blk);
+}
+
 int
 main(int argc, char **argv)
 {
 	struct sockaddr_un sa;
-	char cwd[PATH_MAX], mask[16], count[24];
+	char cwd[PATH_MAX], mask[16], count[24], ignored[24], blocked[24];
 	char *payload;
 	size_t len, off, nenv;
 	uint32_t head;
@@ -157,6 +182,7 @@ main(int argc, char **argv)
 		    "[ARG...]\n");
 		return (127);
 	}
+	signal_masks(ignored, blocked, sizeof (ignored));
 	forwarding(forward);
 	if (strlen(argv[1]) >= sizeof (sa.sun_path))
 		return (run_here(argv));
@@ -176,7 +202,8 @@ main(int argc, char **argv)
 	}
 
 	/*
-	 * The working directory, the umask, the environment (a count, then
+	 * The working directory, the umask, the ignored and blocked signals,
+	 * the environment (a count, then
 	 * the entries) and PYTHON's arguments, NUL after each.
 	 */
 	if (getcwd(cwd, sizeof (cwd)) == NULL)
@@ -187,7 +214,8 @@ main(int argc, char **argv)
 	for (nenv = 0; environ[nenv] != NULL; nenv++)
 		;
 	(void) snprintf(count, sizeof (count), "%zu", nenv);
-	len = strlen(cwd) + 1 + strlen(mask) + 1 + strlen(count) + 1;
+	len = strlen(cwd) + 1 + strlen(mask) + 1 + strlen(ignored) + 1 +
+	    strlen(blocked) + 1 + strlen(count) + 1;
 	for (i = 0; (size_t)i < nenv; i++)
 		len += strlen(environ[i]) + 1;
 	for (i = 3; i < argc; i++)
@@ -199,6 +227,8 @@ main(int argc, char **argv)
 	off = sizeof (head);
 	put(payload, &off, cwd);
 	put(payload, &off, mask);
+	put(payload, &off, ignored);
+	put(payload, &off, blocked);
 	put(payload, &off, count);
 	for (i = 0; (size_t)i < nenv; i++)
 		put(payload, &off, environ[i]);

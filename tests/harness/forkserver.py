@@ -7,7 +7,8 @@ per command.  Two servers use it: the simulated appliance's commands
     CLIENT SOCKET PYTHON ARG...     (cmdclient.c)
 
 The client hands the server its standard descriptors (SCM_RIGHTS), its
-working directory, umask and environment, and PYTHON's arguments.  The
+working directory, umask, environment, the signals it ignores and
+blocks, and PYTHON's arguments.  The
 server's ``accept`` decides whether the request is one it can run as
 that Python would; if not it answers 0 and the client execs PYTHON ARG...
 itself.  Otherwise it forks the worker, answers with the worker's pid
@@ -28,6 +29,7 @@ import hashlib
 import os
 import select
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -51,10 +53,14 @@ RUN_IT_YOURSELF = 0
 
 class Request(NamedTuple):
     """What a client asks for: PYTHON's arguments, run in ``cwd`` with
-    ``umask`` and ``env`` on the descriptors ``fds`` (its 0, 1, 2)."""
+    ``umask`` and ``env`` on the descriptors ``fds`` (its 0, 1, 2), the
+    signals ``ignored`` and ``blocked`` (bit n - 1 for signal n) as an
+    exec would have passed them on."""
 
     cwd: str
     umask: int
+    ignored: int
+    blocked: int
     env: Dict[str, str]
     args: List[str]
     fds: List[int]
@@ -64,8 +70,9 @@ class Request(NamedTuple):
 
 def _receive(conn: socket.socket) -> Request:
     """The request: after the length, NUL-terminated words: the working
-    directory, the umask (octal), the number of environment entries, the
-    entries (NAME=VALUE), then the arguments."""
+    directory, the umask (octal), the ignored and the blocked signals
+    (hex masks), the number of environment entries, the entries
+    (NAME=VALUE), then the arguments."""
     fds: List[int] = []
     data = b""
     while len(data) < HEAD.size or \
@@ -80,19 +87,43 @@ def _receive(conn: socket.socket) -> Request:
             raise EOFError("the client went away")
         data += chunk
     words = [os.fsdecode(w) for w in data[HEAD.size:].split(b"\0")[:-1]]
-    if len(fds) != 3 or len(words) < 3:
+    if len(fds) != 3 or len(words) < 5:
         raise EOFError("a request without its descriptors")
-    count = int(words[2])
-    entries, args = words[3:3 + count], words[3 + count:]
+    count = int(words[4])
+    entries, args = words[5:5 + count], words[5 + count:]
     if len(entries) != count or any("=" not in e for e in entries):
         raise ValueError("a malformed environment")
     env = dict(e.split("=", 1) for e in entries)
-    return Request(words[0], int(words[1], 8), env, args, fds)
+    return Request(words[0], int(words[1], 8), int(words[2], 16),
+                   int(words[3], 16), env, args, fds)
+
+
+def _signals(ignored: int, blocked: int) -> None:
+    """The dispositions and mask a Python exec'd by the client would
+    start with: what the client ignores stays ignored, every other
+    signal has its default action, then Python's own start: SIGPIPE and
+    SIGXFSZ ignored, SIGINT raising KeyboardInterrupt unless ignored."""
+    for sig in range(1, min(signal.NSIG, 65)):
+        if sig in (signal.SIGKILL, signal.SIGSTOP):
+            continue
+        try:
+            signal.signal(sig, signal.SIG_IGN if ignored >> (sig - 1) & 1
+                          else signal.SIG_DFL)
+        except (OSError, ValueError):
+            pass            # the C library's own real-time signals
+    for sig in (signal.SIGPIPE, signal.SIGXFSZ):
+        signal.signal(sig, signal.SIG_IGN)
+    if not ignored >> (signal.SIGINT - 1) & 1:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.pthread_sigmask(signal.SIG_SETMASK,
+                           {s for s in signal.valid_signals()
+                            if 0 < s < 65 and blocked >> (s - 1) & 1})
 
 
 def take_request(request: Request) -> None:
     """In the worker: the client's descriptors as 0, 1 and 2, its
-    directory, umask and environment; every other descriptor closed."""
+    directory, umask, environment and signals; every other descriptor
+    closed."""
     for target, fd in enumerate(request.fds):
         os.dup2(fd, target)
     keep = {0, 1, 2}
@@ -105,6 +136,7 @@ def take_request(request: Request) -> None:
                 pass            # the directory listing's own descriptor
     os.chdir(request.cwd)
     os.umask(request.umask)
+    _signals(request.ignored, request.blocked)
     os.environ.clear()
     os.environ.update(request.env)
 

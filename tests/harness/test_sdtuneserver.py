@@ -112,6 +112,34 @@ def test_a_program_sees_the_interpreter_python_gives_it(served, tmp_path):
         seen(python_c(sys.executable, INTERPRETER, **kw))
 
 
+SIGNALS = r"""
+import signal
+for s in sorted(signal.valid_signals()):
+    if s not in (signal.SIGKILL, signal.SIGSTOP):
+        print(int(s), signal.getsignal(s))
+print(sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])))
+"""
+
+
+@pytest.mark.parametrize("ignored,blocked", [
+    ((), ()),
+    ((signal.SIGINT, signal.SIGQUIT), ()),   # a shell's background job
+    ((signal.SIGUSR1, signal.SIGHUP, signal.SIGPIPE), (signal.SIGUSR2,)),
+])
+def test_a_program_starts_with_the_signals_python_would(served, ignored,
+                                                        blocked):
+    """What the client ignores stays ignored and what it blocks stays
+    blocked, as across an exec; everything else as Python's start sets
+    it, whatever the server itself was started with."""
+    def setup():
+        for s in ignored:
+            signal.signal(s, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    kw = dict(preexec_fn=setup)
+    assert seen(python_c(served, SIGNALS, **kw)) == \
+        seen(python_c(sys.executable, SIGNALS, **kw))
+
+
 @pytest.mark.parametrize("code", [
     "import sys; sys.exit(3)",
     "import sys; sys.exit(300)",

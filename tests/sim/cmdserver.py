@@ -25,7 +25,6 @@ import atexit
 import importlib
 import io
 import os
-import signal
 import subprocess
 import sys
 import traceback
@@ -54,7 +53,6 @@ def _work(request: forkserver.Request) -> None:
     returns."""
     status = 1
     try:
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         forkserver.take_request(request)
         sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False))
         sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False))
