@@ -15,6 +15,7 @@
 #include "sdio.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,10 +110,14 @@ sdio_usage(FILE *f)
 }
 
 int
-sdio_usage_error(const char *fmt, const char *a, const char *b)
+sdio_usage_error(const char *fmt, ...)
 {
+	va_list ap;
+
 	(void) fprintf(stderr, "sdio: ");
-	(void) fprintf(stderr, fmt, a, b);
+	va_start(ap, fmt);
+	(void) vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	(void) fprintf(stderr, "\n");
 	sdio_usage(stderr);
 	return (SDIO_EXIT_USAGE);
@@ -302,20 +307,19 @@ next_option(int argc, char **argv, int *ip, const opt_def_t *defs,
 	eq = strchr(name, '=');
 	nlen = eq != NULL ? (size_t)(eq - name) : strlen(name);
 	if ((d = sdio_find_option(defs, name, nlen)) == NULL)
-		return (sdio_usage_error("unknown option '%s'%s", argv[i],
-		    ""));
+		return (sdio_usage_error("unknown option '%s'", argv[i]));
 	if (d->od_kind == OPT_FLAG) {
 		if (eq != NULL)
 			return (sdio_usage_error("option '--%s' takes no "
-			    "value%s", d->od_name, ""));
+			    "value", d->od_name));
 		*valp = "";
 	} else if (eq != NULL) {
 		*valp = eq + 1;
 	} else if (i + 1 < argc) {
 		*valp = argv[++i];
 	} else {
-		return (sdio_usage_error("option '--%s' needs a value%s",
-		    d->od_name, ""));
+		return (sdio_usage_error("option '--%s' needs a value",
+		    d->od_name));
 	}
 	*dp = d;
 	*ip = i;
@@ -405,23 +409,19 @@ sdio_parse_run(int argc, char **argv, sdio_opts_t *o)
 		return (rc);
 
 	if (o->op_target == NULL)
-		return (sdio_usage_error("no target given%s%s", "", ""));
+		return (sdio_usage_error("no target given"));
 	/* Each interval costs a slot until the end; keep their number sane. */
 	if (o->op_interval_s > 0.0 && o->op_interval_s < MIN_INTERVAL_S)
-		return (sdio_usage_error("--interval is below 1 ms%s%s", "",
-		    ""));
+		return (sdio_usage_error("--interval is below 1 ms"));
 	if (o->op_stable_rel > 0.0 && o->op_interval_s <= 0.0)
-		return (sdio_usage_error("--stable needs --interval%s%s", "",
-		    ""));
+		return (sdio_usage_error("--stable needs --interval"));
 	if (given(run_defs, seen, "min-intervals") &&
 	    !given(run_defs, seen, "stable"))
-		return (sdio_usage_error("--min-intervals needs --stable%s%s",
-		    "", ""));
+		return (sdio_usage_error("--min-intervals needs --stable"));
 	if (o->op_time_s <= 0.0 && o->op_max_ios == 0)
 		o->op_time_s = DEFAULT_TIME_S;
 	if (o->op_region != 0 && o->op_region < o->op_bs)
-		return (sdio_usage_error("--region is smaller than --bs%s%s",
-		    "", ""));
+		return (sdio_usage_error("--region is smaller than --bs"));
 	/*
 	 * The default backend when none was chosen, looked up last: that can
 	 * fail only on a mismatched ops version (backend.c), a setup error.

@@ -185,11 +185,7 @@ static const opt_def_t paired_defs[] = {
 static int
 arm_error(unsigned int idx, const char *spec, const char *what)
 {
-	char msg[512];
-
-	(void) snprintf(msg, sizeof (msg), "--arm %u '%s': %s", idx, spec,
-	    what);
-	return (sdio_usage_error("%s%s", msg, ""));
+	return (sdio_usage_error("--arm %u '%s': %s", idx, spec, what));
 }
 
 static int
@@ -315,9 +311,9 @@ parse_paired(int argc, char **argv, popts_t *o)
 		return (rc);
 	if (o->po_narms == 0)
 		return (sdio_usage_error("sdio paired needs at least one "
-		    "--arm%s%s", "", ""));
+		    "--arm"));
 	if (o->po_target == NULL)
-		return (sdio_usage_error("no target given%s%s", "", ""));
+		return (sdio_usage_error("no target given"));
 	/*
 	 * The default backend when none was chosen, looked up last: that can
 	 * fail only on a mismatched ops version (backend.c), a setup error.

@@ -194,7 +194,8 @@ typedef struct opt_def {
 typedef int (*opt_spec_fn_t)(void *, const opt_def_t *, const char *);
 
 extern void sdio_usage(FILE *);
-extern int sdio_usage_error(const char *, const char *, const char *);
+extern int sdio_usage_error(const char *, ...)
+    __attribute__((format(printf, 1, 2)));
 extern int sdio_parse_u64(const char *, uint64_t *);
 extern const opt_def_t *sdio_find_option(const opt_def_t *, const char *,
     size_t);

@@ -2359,8 +2359,8 @@ sdio_serve_main(int argc, char **argv)
 	if ((argc != 2 && argc != 4) || strcmp(argv[0], "--root") != 0 ||
 	    argv[1][0] == '\0' || (argc == 4 && (strcmp(argv[2], "--allow") !=
 	    0 || argv[3][0] != '/')))
-		return (sdio_usage_error("%s%s", "serve: want --root ROOT "
-		    "[--allow /POLICY]", ""));
+		return (sdio_usage_error("serve: want --root ROOT "
+		    "[--allow /POLICY]"));
 	if ((rt = abspath(argv[1])) == NULL) {
 		(void) fprintf(stderr, "sdio: out of memory\n");
 		return (SDIO_EXIT_SETUP);
