@@ -43,7 +43,8 @@ the text of the findings.
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from .certify.records import CertRecord
+from .records.group import latest_by_serial
+from .records.record import CONFIDENT, CertRecord
 from .errors import EXIT_FAILED, EXIT_OK, EXIT_PROBLEMS
 from .findings import SEVERITY_ORDER, Finding, is_problem, make
 from .inventory.disks import Disk, Inventory
@@ -53,11 +54,8 @@ from .sdconf.match import Identity, key_matches
 from .sdconf.model import config_list, pair_alone
 from .sdconf.parser import ConfFile
 from .tune.members import (NV, UNKNOWN_CACHE, VOLATILE, Member,
-                           collision_pick, disputes, key_members,
-                           latest_by_serial)
+                           collision_pick, disputes, key_members)
 from .tune.verify import Elsewhere, verify_disk
-
-CONFIDENT = 0.95
 
 
 def _model_id(d: Disk) -> Optional[str]:

@@ -131,7 +131,7 @@ class Lab:
 
     def record_path(self, target):
         """Where certify stores the record of a file target (the file
-        name rule of certify/records.py)."""
+        name rule of records/storage.py)."""
         safe = re.sub(r"[^A-Za-z0-9.-]+", "_", target.strip())
         return os.path.join(self.state, "certify", "path--%s.json" % safe)
 

@@ -148,7 +148,7 @@ def test_T9_plan_and_audit_warn_about_bad_records(all_bad, command):
 
 
 def test_T9_record_problem_names_the_field():
-    from sdtune.certify.records import parse_record
+    from sdtune.records.record import parse_record
     rec, why = parse_record(BAD_RECORDS["key-short"])
     assert rec is None and why == ("field 'key' must be null or a drive "
                                    "key of exactly 24 characters")

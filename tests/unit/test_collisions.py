@@ -9,7 +9,7 @@ import os
 import pytest
 
 from sdtune.audit import Auditor
-from sdtune.certify.records import CertRecord, QueueDepth
+from sdtune.records.record import CertRecord, QueueDepth
 from sdtune.inventory.disks import Disk, Inventory, SdValues
 from sdtune.inventory.zdb import TopVdev
 from sdtune.knowndrives import parse_table

@@ -7,7 +7,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 
-from check_seams import violations  # noqa: E402
+from check_seams import layer_violations, violations  # noqa: E402
 
 PACKAGE = os.path.join(HERE, "..", "..", "plugin", "sdtune")
 
@@ -64,3 +64,30 @@ def test_only_the_command_line_prints(tmp_path):
     text = "\n".join(found)
     for what in ("takes a TextIO", "calls print()", "names sys.stderr"):
         assert what in text, what
+
+
+def test_imports_run_one_way():
+    assert layer_violations(PACKAGE) == []
+
+
+def test_layer_checker_catches_upward_imports_and_circles(tmp_path):
+    """An upward import inside a function counts; a circle not known is
+    found, and a known one that is gone must leave the list."""
+    pkg = tmp_path / "sdtune"
+    for sub in ("records", "tune"):
+        (pkg / sub).mkdir(parents=True)
+        (pkg / sub / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "records" / "group.py").write_text(
+        "def f():\n    from ..tune import plan\n")
+    (pkg / "tune" / "plan.py").write_text("from . import verify\n")
+    (pkg / "tune" / "verify.py").write_text(
+        "def g():\n    from .plan import x\n")
+    found = layer_violations(str(pkg), {"records": ("tune",)},
+                             [{"sdtune.a", "sdtune.b"}])
+    text = "\n".join(found)
+    assert "sdtune.records.group imports sdtune.tune.plan" in text
+    assert "import circle: sdtune.tune.plan, sdtune.tune.verify" in text
+    assert "the circle sdtune.a, sdtune.b is gone" in text
+    assert layer_violations(str(pkg), {}, [{"sdtune.tune.plan",
+                                            "sdtune.tune.verify"}]) == []

@@ -28,12 +28,12 @@ from ..errors import (EXIT_FAILED, LockedError, ParseError, RefusedError,
 from ..host import Host
 from ..inventory.devlinks import DISK_NAME, SLICE
 from ..inventory.disks import Disk, Inventory, take_inventory
-from . import records
+from ..records import storage
 from .costs import Costs, IndependentCosts
 from .evidence import DeviceEvidence, query_evidence
 from .importers import Imported, classify, read_benchmark
 from .recommend import nvme_queue, recommend, recommend_nvme
-from .records import CertRecord, QueueDepth
+from ..records.record import CertRecord, QueueDepth
 from .reports import StepResult
 from .runner import (Progress, ProgressEvent, run_paired, run_step,
                      run_steps)
@@ -420,7 +420,7 @@ def prepare(host: Host, state_dir: str, targets: List[str],
     resolved = resolve_targets(host, targets, confirm, inventory)
     # Before the first I/O on any target: its data is destroyed, so the
     # result must have somewhere to go.
-    records.check_storable(host, state_dir)
+    storage.check_storable(host, state_dir)
     return resolved
 
 
@@ -454,7 +454,7 @@ def targets_locked(host: Host, state_dir: str, targets: List[Target]
 
 def certify_origin(host: Host) -> dict:
     """Where records are made here: this appliance's node name and
-    platform, the sdtune and sdio versions (records.CertRecord.origin);
+    platform, the sdtune and sdio versions (CertRecord.origin);
     an unknown part is null."""
     from .travel import local_origin
     return local_origin(host)
@@ -463,7 +463,7 @@ def certify_origin(host: Host) -> dict:
 def store_record(host: Host, state_dir: str, target: Target,
                  rec: CertRecord) -> None:
     try:
-        records.store(host, state_dir, rec)
+        storage.store(host, state_dir, rec)
     except SdtuneError as e:
         # Always exit 4, even for a refusal by the host: the target has
         # been written, so "nothing was changed" (exit 3) would be false.

@@ -18,7 +18,7 @@ Pure: no I/O.
 from dataclasses import replace
 from typing import Dict, Optional, Tuple
 
-from .records import CertRecord
+from ..records.record import CertRecord
 from .verdict import CacheVerdict, QueueVerdict, SectorVerdict
 
 # What plan gives as the reason for disksort:false: no verdict measures

@@ -35,7 +35,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 from ..errors import SdtuneError
 from ..host import Host, interrupt
 from .certifier import Certification, Target
-from .records import CertRecord
+from ..records.record import CertRecord
 from .reports import StepResult
 from .runner import ProgressEvent
 from .stats import Sample

@@ -45,9 +45,10 @@ from .. import __version__
 from ..errors import SdtuneError
 from ..host import Host
 from ..sdconf.match import KEY_LEN
-from . import records
+from ..records import storage
 from .recommend import recommend, recommend_nvme
-from .records import CONTROL, CertRecord, control_problem, record_problem
+from ..records.record import (CONTROL, CertRecord, control_problem,
+                              parse_record, record_problem)
 from .verdict import (TRANSPORT_QUEUE, CacheVerdict, QueueVerdict,
                       SectorVerdict)
 
@@ -462,7 +463,7 @@ def check_export(data: bytes) -> Export:
 # document digest by OpenSSH's `ssh-keygen -Y sign` (namespace
 # sdtune-records); the importer verifies it with `ssh-keygen -Y verify`
 # against its allowed-signers file, and only then stores the records as
-# signed by that identity (records.CertRecord.signed_by).
+# signed by that identity (CertRecord.signed_by).
 
 NAMESPACE = "sdtune-records"
 _ARMOR = re.compile(r"^-----BEGIN SSH SIGNATURE-----\n"
@@ -566,7 +567,7 @@ def imported_name(from_host: Optional[str], rec: CertRecord) -> str:
     in a hash of the whole, so that it (and the temporary file it is
     written through) fits NAME_MAX and two long names stay apart."""
     name = "%s%s+%s" % (IMPORTED_PREFIX, _safe(from_host or "unknown"),
-                        records.record_name(rec.key, rec.serial,
+                        storage.record_name(rec.key, rec.serial,
                                             rec.firmware, rec.target or "",
                                             rec.driver, rec.model))
     if len(name) <= NAME_LIMIT:     # _safe leaves ASCII only
@@ -691,7 +692,7 @@ def plan_import(export: Export, local: List[CertRecord],
 
 def _imported_as(data: bytes) -> Tuple[Optional[str], Optional[str]]:
     """(sha256, signed_by) of a stored imported record."""
-    rec, _ = records.parse_record(data)
+    rec, _ = parse_record(data)
     if rec is None or rec.imported is None:
         return None, None
     return rec.imported.get("sha256"), rec.signed_by
@@ -739,8 +740,8 @@ def import_file(host: Host, state_dir: str, source: str, data: bytes,
         export = check_export(data)
     except BadExport as e:
         raise SdtuneError("import", source, e.why) from None
-    local, problems = records.load_checked(host, state_dir)
-    directory = records.records_dir(host, state_dir)
+    local, problems = storage.load_checked(host, state_dir)
+    directory = storage.records_dir(host, state_dir)
     signed_by = None
     if export.signature is not None:
         allowed = host.sys_path(allowed_signers) if allowed_signers \
@@ -771,7 +772,7 @@ def import_file(host: Host, state_dir: str, source: str, data: bytes,
     if not store:
         return result
     if result.changed:
-        records.check_storable(host, state_dir)
+        storage.check_storable(host, state_dir)
         # Every name is checked before anything is written.
         for step in result.of("imported"):
             assert step.path is not None

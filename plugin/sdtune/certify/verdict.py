@@ -50,13 +50,13 @@ Pure: takes measurements, returns verdicts.
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
+from ..records.record import CONFIDENT
 from .costs import Costs, Shape
 from .reports import StepResult
 from .stats import Sample, prob_greater
 
 FLUSH_COST = 1.00       # a flush costing a whole write: volatile cache
 KNEE_GAP = 0.10         # within 10 % of a deeper queue counts as saturated
-CONFIDENT = 0.95
 # sd's default minimum throttle (sd_min_throttle) and the most commands a
 # SATA drive queues (NCQ tags).
 SD_MIN_THROTTLE = 8

@@ -19,7 +19,7 @@ def add_parser(sub, name: str) -> None:
 def run(args: argparse.Namespace, env: Env) -> int:
     from ..audit import (Auditor, exit_status, inventory_messages, render,
                          shown, silenced, unreadable)
-    from ..certify import records
+    from ..records import storage
     from ..inventory.disks import take_inventory
     from ..knowndrives import load_table
     from ..report import to_json
@@ -33,14 +33,14 @@ def run(args: argparse.Namespace, env: Env) -> int:
     for line in inventory_messages(inv, unread):
         env.err.write("sdtune: %s\n" % line)
     conf = parse_bytes(site.platform.base_text())
-    recs, problems = records.load_checked(host, site.state_dir)
+    recs, problems = storage.load_checked(host, site.state_dir)
     for problem in problems:
         env.err.write("sdtune: warning: %s\n" % problem)
     nvme_check = None
     if any(getattr(d, "nvme", None) for d in inv.disks):
         from ..tune.verify import nvme_checker
         nvme_check = nvme_checker(site.for_driver("nvme").platform)
-    auditor = Auditor(inv, conf, site.sd_conf, recs,
+    auditor = Auditor(inv, conf, site.conf_path, recs,
                       load_table(host, site.known_drives), site.flavour,
                       env.cfg.space_matters(), platform=site.platform,
                       nvme_check=nvme_check)

@@ -16,8 +16,8 @@ from .base import Env, json_output
 
 if TYPE_CHECKING:
     from ..config import Signing
-    from ..certify.crosscheck import Suspect
-    from ..certify.records import CertRecord
+    from ..records.crosscheck import Suspect
+    from ..records.record import CertRecord
     from ..certify.shelf import DriveState, ShelfOutcome
     from ..certify.workload import CertifySettings
     from ..host import Host
@@ -211,12 +211,12 @@ def _suspects_of_run(host: "Host", state_dir: str,
                      done: List["CertRecord"]) -> List[str]:
     """The suspect units among the drives just measured, compared with
     every stored record of their models."""
-    from ..certify import records
-    from ..certify.crosscheck import cross_check
+    from ..records import storage
+    from ..records.crosscheck import cross_check
     keys = {r.key for r in done if r.key}
     if not keys:
         return []
-    stored, _ = records.load_checked(host, state_dir)
+    stored, _ = storage.load_checked(host, state_dir)
     serials = {(r.key, r.unit_serial) for r in done}
     suspects = [s for s in cross_check([r for r in stored if r.key in keys])
                 if (s.key, s.serial) in serials]
@@ -239,7 +239,7 @@ def _confidence_cell(value: Optional[float]) -> str:
 
 class ResultRow(NamedTuple):
     """One stored record and, when it is the latest record of a suspect
-    unit (certify/crosscheck.py), why; else no reasons."""
+    unit (records/crosscheck.py), why; else no reasons."""
 
     record: "CertRecord"
     suspect: Tuple[str, ...] = ()
@@ -273,7 +273,7 @@ def result_rows(recs: List["CertRecord"], suspects: List["Suspect"]
     """The rows of ``recs``: a suspect's reasons go with the latest
     record of its unit, the one the cross-check compared (an older
     record of the same unit was not)."""
-    from ..tune.members import latest_by_serial
+    from ..records.group import latest_by_serial
     reasons = {(s.key, s.serial): s.reasons for s in suspects}
     compared = {id(r): reasons.get((key, r.unit_serial), ())
                 for key, latest in latest_by_serial(recs).items()
@@ -301,8 +301,8 @@ def cmd_results(host: "Host", state_dir: str, out: TextIO,
     in a warning on ``err`` (default stderr) and left out.  With
     ``export``, the records (of ``key``) written to that file instead;
     with ``import_file``, the records of an export stored here."""
-    from ..certify import records
-    from ..certify.crosscheck import cross_check
+    from ..records import storage
+    from ..records.crosscheck import cross_check
     warn = err or sys.stderr
     if key is not None and export is None:
         raise UsageError("use", "--key %s" % key, "applies to --export "
@@ -317,7 +317,7 @@ def cmd_results(host: "Host", state_dir: str, out: TextIO,
         return import_records(host, state_dir, import_file, out, warn,
                               as_json, stdin, dry_run,
                               signing.allowed_signers if signing else None)
-    recs, problems = records.load_checked(host, state_dir)
+    recs, problems = storage.load_checked(host, state_dir)
     for problem in problems:
         warn.write("sdtune: warning: %s\n" % problem)
     if export is not None:

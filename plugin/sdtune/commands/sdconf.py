@@ -338,12 +338,12 @@ def _live_site(args: argparse.Namespace, env: Env):
     """The tune site when `args.file` is the sd.conf this system uses,
     else None (warning when the file is a shadowed copy)."""
     site = env.tune_site(args)
-    if not env.host.same_file(args.file, env.host.sys_path(site.sd_conf)):
+    if not env.host.same_file(args.file, env.host.sys_path(site.conf_path)):
         for copy in site.platform.copies.shadowed:
             if env.host.same_file(args.file, env.host.sys_path(copy)):
                 env.err.write("sdtune: warning: %s is shadowed: the kernel "
                               "reads %s, so this edit changes nothing\n"
-                              % (args.file, site.sd_conf))
+                              % (args.file, site.conf_path))
         return None
     return site
 

@@ -15,7 +15,7 @@ import os
 import threading
 from typing import Callable, Dict, List, Optional, TextIO, Tuple
 
-from ..certify.records import CertRecord
+from ..records.record import CertRecord
 from ..certify.shelf import DriveState
 from ..report import nicenum
 

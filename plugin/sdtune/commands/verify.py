@@ -37,7 +37,7 @@ def run(args: argparse.Namespace, env: Env) -> int:
     for note in site.platform.warnings():
         env.err.write("sdtune: warning: %s\n" % note)
     nvme = site.for_driver("nvme")
-    states = verify_all(env.host, site.sd_conf, site.flavour, inv,
+    states = verify_all(env.host, site.conf_path, site.flavour, inv,
                         platform=site.platform,
                         nvme_platform=lambda: nvme.platform)
     problems = unverified(inv, states)

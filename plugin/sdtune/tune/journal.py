@@ -83,7 +83,7 @@ class Entry:
     action: str                 # apply, rollback
     state: str                  # prepared, written, done, failed, undone,
     #                             recovered
-    sd_conf: str                # system path, e.g. /kernel/drv/sd.conf
+    conf_path: str              # system path, e.g. /kernel/drv/sd.conf
     old_sha256: str
     new_sha256: str
     diff: str = ""
@@ -103,19 +103,21 @@ class Entry:
     platform: Dict[str, object] = field(default_factory=dict)
     # Triton compute node: the boot module for CNAPI.
     handoff: Optional[Dict[str, str]] = None
-    # The driver whose .conf the entry changed (sd_conf above holds its
-    # path whatever the driver): entries from before NVMe are sd's.
+    # The driver whose .conf the entry changed (conf_path above holds
+    # its path, whatever the driver): entries from before NVMe are sd's.
     driver: str = "sd"
 
     def file_records(self) -> List[FileRecord]:
         if self.files:
             return list(self.files)
-        return [FileRecord(self.sd_conf, "%s.conf" % self.driver,
+        return [FileRecord(self.conf_path, "%s.conf" % self.driver,
                            self.old_sha256,
                            self.new_sha256)]
 
     def to_json(self) -> dict:
-        return asdict(self)
+        # The file keeps the key of the days when only sd.conf was
+        # changed.
+        return {_JSON_NAMES.get(k, k): v for k, v in asdict(self).items()}
 
     @classmethod
     def from_json(cls, doc: object) -> "Entry":
@@ -124,7 +126,7 @@ class Entry:
         rollback must not act on it)."""
         if not isinstance(doc, dict):
             raise ValueError("not a JSON object")
-        known = {f.name for f in fields(cls)}
+        known = {_JSON_NAMES.get(f.name, f.name) for f in fields(cls)}
         extra = sorted(set(doc) - known)
         if extra:
             raise ValueError("unknown field '%s'" % extra[0])
@@ -165,9 +167,13 @@ class Entry:
                              % ", ".join(DRIVERS))
         doc = dict(doc, files=[FileRecord.from_json(x)
                                for x in doc.get("files", [])])
-        return cls(**doc)
+        return cls(**{_FIELD_NAMES.get(k, k): v for k, v in doc.items()})
 
 
+# Field -> the key of an entry's file where the two differ (the files
+# keep the names of the days when only sd.conf was changed).
+_JSON_NAMES = {"conf_path": "sd_conf"}
+_FIELD_NAMES = {v: k for k, v in _JSON_NAMES.items()}
 _REQUIRED = ("id", "time", "user", "action", "state", "sd_conf",
              "old_sha256", "new_sha256")
 _FIELD_TYPES: Dict[str, Tuple[type, ...]] = {

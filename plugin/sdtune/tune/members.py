@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from ..certify.recommend import justification
-from ..certify.records import CertRecord
 from ..inventory.disks import Disk
 from ..knowndrives import KnownDrive, lookup
+from ..records.group import certified_when, record_model
+from ..records.record import CONFIDENT, CertRecord
 from ..sdconf.match import Identity
 
 
@@ -29,41 +30,6 @@ class Proposal:
     # For cache-nonvolatile: whether something beyond timing says so (the
     # drive's NV_SUP, or the known-drives table).
     nv_evidence: bool = False
-
-
-def latest_by_serial(records: List[CertRecord]
-                     ) -> Dict[str, List[CertRecord]]:
-    """Key -> the latest record of each certified serial of that key,
-    oldest first.  A record without a serial stands for itself."""
-    out: Dict[str, Dict[object, CertRecord]] = {}
-    for i, rec in enumerate(sorted(records, key=lambda r: r.time)):
-        if rec.key:
-            out.setdefault(rec.key, {})[rec.unit_serial or ("#", i)] = rec
-    return {k: sorted(v.values(), key=lambda r: r.time)
-            for k, v in out.items()}
-
-
-def record_model(rec: CertRecord) -> Optional[str]:
-    """The model a record names, when it names one (newer records)."""
-    model = getattr(rec, "model", None)
-    return (model.strip() or None) if isinstance(model, str) else None
-
-
-def measured_firmware(rec: CertRecord) -> str:
-    """What a record says of the firmware it measured, for a reason: a
-    record that names none is of an unknown firmware, held like one of
-    another (adversarial report 2026-11-27, F3)."""
-    fw = (rec.firmware or "").strip()
-    return "firmware " + fw if fw else "a firmware it does not name"
-
-
-def certified_when(rec: CertRecord) -> str:
-    """When a record was made and, for one another appliance exported,
-    where: every reason that rests on a record says it."""
-    host = rec.origin_host
-    if host is None:
-        return rec.time_iso or "?"
-    return "%s imported from %s" % (rec.time_iso or "?", host)
 
 
 def value_text(value: object) -> str:
@@ -96,8 +62,6 @@ def proposals(key: str, record: Optional[CertRecord],
     return props
 
 
-# A sector verdict below this is not a measurement (audit uses the same).
-SECTOR_CONFIDENT = 0.95
 NV, TIMING, VOLATILE, UNKNOWN_CACHE = "nv", "timing", "volatile", "unknown"
 
 
@@ -151,7 +115,7 @@ def _member(label: str, model: Optional[str], rec: Optional[CertRecord],
     needs = {t: p.value for t, p in props.items()}
     if rec is not None and "physical-block-size" not in needs and \
             rec.native_sector_bytes and \
-            (rec.sector_confidence or 0) >= SECTOR_CONFIDENT:
+            (rec.sector_confidence or 0) >= CONFIDENT:
         # Measured, and small enough that it needs no tunable: still a
         # value another member of the key may disagree with.
         needs["physical-block-size"] = str(rec.native_sector_bytes)

@@ -40,7 +40,8 @@ Pure apart from reading through the host (records, inventory, nvme.conf).
 
 from typing import Dict, List, Optional, Tuple
 
-from ..certify.records import CertRecord
+from ..records.group import certified_when, latest, measured_firmware
+from ..records.record import CONFIDENT, CertRecord
 from ..inventory.disks import Disk, Inventory
 from ..nvmeconf import edit as nvme_edit
 from ..nvmeconf.model import best_block_size, config_list
@@ -49,7 +50,6 @@ from ..sdconf.edit import EditError, unified_diff
 from ..sdconf.parser import parse
 from .ashift import ashift_bound, pools_smallest_ashift, too_large
 from .journal import sha256
-from .members import SECTOR_CONFIDENT, certified_when, measured_firmware
 from .plan import Change, Held, NotSd, Overrides, Plan, Reason
 
 TUNABLE = "min-phys-block-size"
@@ -134,14 +134,6 @@ def _records_by_model(records: List[CertRecord], models: Dict[str, List[Disk]]
     return out
 
 
-def _latest_by_serial(records: List[CertRecord]) -> List[CertRecord]:
-    """The latest record of each certified serial, oldest first."""
-    latest: Dict[object, CertRecord] = {}
-    for i, rec in enumerate(sorted(records, key=lambda r: r.time)):
-        latest[rec.unit_serial or ("#", i)] = rec
-    return sorted(latest.values(), key=lambda r: r.time)
-
-
 def _firmware_screen(model: str, recs: List[CertRecord], disks: List[Disk],
                      options: Overrides, plan: Plan) -> List[CertRecord]:
     """The records of a firmware some installed namespace of the model
@@ -223,8 +215,8 @@ def make_nvme_plan(text: str, conf_path: str, inv: Inventory,
         disks = models.get(model, [])
         recs = _firmware_screen(model, by_model.get(model, []), disks,
                                 options, plan)
-        recs = [r for r in _latest_by_serial(recs) if r.native_sector_bytes
-                and (r.sector_confidence or 0.0) >= SECTOR_CONFIDENT]
+        recs = [r for r in latest(recs) if r.native_sector_bytes
+                and (r.sector_confidence or 0.0) >= CONFIDENT]
         if not recs:
             continue
         natives = sorted({r.native_sector_bytes for r in recs})

@@ -5,7 +5,7 @@ Sources, strongest first: certification records (sdtune certify/infer),
 then the known-drives table.  Each proposal is merged into the existing
 pair for its key (sdconf.edit keeps every unrelated byte).  The records
 of a suspect unit, one whose numbers stand out among three or more
-units of its key (certify/crosscheck.py), are left out, and the reasons
+units of its key (records/crosscheck.py), are left out, and the reasons
 of the key's proposals name it.  Refused or held back, each with the
 reason in the plan:
 
@@ -51,8 +51,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-from ..certify.crosscheck import Suspect, consensus
-from ..certify.records import CertRecord
+from ..records.crosscheck import Suspect, consensus
+from ..records.group import (certified_when, latest_by_serial,
+                             measured_firmware)
+from ..records.record import CertRecord
 from ..errors import RefusedError, SdtuneError
 from ..host import Host
 from ..inventory.disks import Disk, Inventory
@@ -65,8 +67,7 @@ from ..sdconf.tunables import canonical_value
 from .ashift import ashift_bound, pools_smallest_ashift, too_large
 from .journal import DRIVERS, sha256
 from .members import (NV, UNKNOWN_CACHE, VOLATILE, Member, Proposal,
-                      by_value, certified_when, collision_pick, disputes,
-                      key_members, latest_by_serial, measured_firmware,
+                      by_value, collision_pick, disputes, key_members,
                       value_text)
 
 PLAN_VERSION = 1
@@ -137,7 +138,7 @@ class NotSd:
 
 @dataclass
 class Plan:
-    sd_conf: str
+    conf_path: str           # the .conf's system path (JSON: sd_conf)
     flavour: str
     base_sha256: str
     new_text: str
@@ -161,7 +162,7 @@ class Plan:
     def to_json(self) -> dict:
         return {"version": PLAN_VERSION, "created": self.created,
                 "driver": self.driver,
-                "sd_conf": self.sd_conf, "flavour": self.flavour,
+                "sd_conf": self.conf_path, "flavour": self.flavour,
                 "base_sha256": self.base_sha256,
                 "new_sha256": self.new_sha256,
                 "changes": [c.to_json() for c in self.changes],
@@ -351,11 +352,11 @@ def _nv_proposal(key: str, members: List[Member], proposing: List[Member],
                     first.confidence, first.evidence, nv_evidence=evidence)
 
 
-def make_plan(text: str, sd_conf: str, flavour: str, inv: Inventory,
+def make_plan(text: str, conf_path: str, flavour: str, inv: Inventory,
               records: List[CertRecord], table: List[KnownDrive],
               options: Overrides, now: float) -> Plan:
     base = sha256(text.encode("latin-1"))
-    plan = Plan(sd_conf, flavour, base, text, "", created=now)
+    plan = Plan(conf_path, flavour, base, text, "", created=now)
     present: Dict[str, List[Disk]] = {}
     for d in inv.disks:
         if d.driver != "sd":
@@ -421,7 +422,8 @@ def make_plan(text: str, sd_conf: str, flavour: str, inv: Inventory,
                                  "collision for this key, nothing "
                                  "overridden" % key)
     plan.new_text = new_text
-    plan.diff = unified_diff(text, new_text, sd_conf, sd_conf + " (planned)")
+    plan.diff = unified_diff(text, new_text, conf_path,
+                             conf_path + " (planned)")
     return plan
 
 
@@ -620,7 +622,7 @@ def recheck_saved(saved: Plan, fresh: Plan, text: str, path: str) -> Plan:
     """
     proposed = {c.key: c for c in fresh.changes}
     held = {(h.key, h.tunable): h.reason for h in fresh.held}
-    checked = Plan(saved.sd_conf, fresh.flavour, fresh.base_sha256, text, "",
+    checked = Plan(saved.conf_path, fresh.flavour, fresh.base_sha256, text, "",
                    created=saved.created, driver=saved.driver)
     new_text = text
     for claim in saved.changes:
@@ -652,8 +654,8 @@ def recheck_saved(saved: Plan, fresh: Plan, text: str, path: str) -> Plan:
                            "something its recorded changes do not say; "
                            "make a new plan" % saved.driver)
     checked.new_text = new_text
-    checked.diff = unified_diff(text, new_text, saved.sd_conf,
-                                saved.sd_conf + " (planned)")
+    checked.diff = unified_diff(text, new_text, saved.conf_path,
+                                saved.conf_path + " (planned)")
     return checked
 
 

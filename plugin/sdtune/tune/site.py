@@ -8,7 +8,7 @@ nothing: what an operator should hear comes back as text.
 from dataclasses import dataclass, field, replace
 from typing import List, NamedTuple, Optional, Tuple
 
-from ..certify import records
+from ..records import storage
 from ..errors import LockedError, RefusedError, SdtuneError, UsageError
 from ..host import Host
 from ..inventory.disks import Inventory, take_inventory
@@ -64,7 +64,7 @@ class TuneSite:
         return self._platform
 
     @property
-    def sd_conf(self) -> str:
+    def conf_path(self) -> str:
         """The driver's .conf the kernel reads (system path; sd.conf
         unless the site is for another driver)."""
         return self.platform.effective
@@ -87,7 +87,7 @@ class TuneSite:
             # the kernel uses is one picture.
             sd, nvme = self.for_driver("sd"), self.for_driver("nvme")
             return [s.to_json() for s in verify_all(
-                self.host, sd.sd_conf, self.flavour, platform=sd.platform,
+                self.host, sd.conf_path, self.flavour, platform=sd.platform,
                 nvme_platform=lambda: nvme.platform)]
         return verify
 
@@ -176,14 +176,14 @@ def build_plan(site: TuneSite, overrides: Overrides
     host = site.host
     text = site.platform.base_text().decode("latin-1")
     inv = take_inventory(host)
-    recs, problems = records.load_checked(host, site.state_dir)
+    recs, problems = storage.load_checked(host, site.state_dir)
     inv.notes.extend(problems)
     if site.driver == "nvme":
         from .nvmeplan import make_nvme_plan
-        return make_nvme_plan(text, site.sd_conf, inv, recs, overrides,
+        return make_nvme_plan(text, site.conf_path, inv, recs, overrides,
                               host.now()), inv, text
     table = load_table(host, site.known_drives)
-    return make_plan(text, site.sd_conf, site.flavour, inv, recs, table,
+    return make_plan(text, site.conf_path, site.flavour, inv, recs, table,
                      overrides, host.now()), inv, text
 
 
@@ -209,10 +209,10 @@ def plan_to_apply(site: TuneSite, plan_path: Optional[str],
         raise RefusedError("apply", plan_path, "the plan is for %s.conf: "
                            "apply it with --driver %s"
                            % (saved.driver, saved.driver))
-    if saved.sd_conf != site.sd_conf:
+    if saved.conf_path != site.conf_path:
         raise RefusedError("apply", plan_path, "the plan is for %s, this "
                            "system's %s.conf is %s"
-                           % (saved.sd_conf, site.driver, site.sd_conf))
+                           % (saved.conf_path, site.driver, site.conf_path))
     fresh, inv, text = build_plan(site, overrides)
     if fresh.base_sha256 == saved.new_sha256:
         return ToApply(None, None)
@@ -313,8 +313,8 @@ def rollback_to(site: TuneSite, entry_id: Optional[str],
     # platforms ran update_drv alone.
     steps = platform.activation([f.path for f in files])
     diff = unified_diff(current.decode("latin-1"), old.decode("latin-1"),
-                        site.sd_conf,
-                        site.sd_conf + " (entry %s)" % entry.id)
+                        site.conf_path,
+                        site.conf_path + " (entry %s)" % entry.id)
     return RollbackTo(entry, old, diff, sha256(current),
                       Persistence(files, steps, notes), site)
 

@@ -87,10 +87,10 @@ class Transaction:
                  flavour: str, generations: int = 10) -> None:
         self.host = host
         self.platform = platform
-        self.sd_conf = platform.effective            # system path
+        self.conf_path = platform.effective            # system path
         self.driver = platform.driver
         self.conf_name = platform.conf_name          # sd.conf, nvme.conf
-        self.path = host.sys_path(self.sd_conf)
+        self.path = host.sys_path(self.conf_path)
         # As messages name it: with the appliance's name over SSH.
         self.shown = host.where(self.path)
         self.state_dir = state_dir
@@ -230,7 +230,7 @@ class Transaction:
                 continue
             # The entry's own file: an nvme.conf entry is not about the
             # sd.conf this transaction was opened for.
-            now = self.platform.read(entry.sd_conf)
+            now = self.platform.read(entry.conf_path)
             cur = "absent" if now is None else sha256(now)
             name = "%s.conf" % entry.driver
             entry.state = "accepted"
@@ -283,7 +283,7 @@ class Transaction:
             self._check(action, files, change.steps)
             entry = Entry(id=self.journal.next_id(), time=self.host.now(),
                           user=self.host.user(), action=action,
-                          state="prepared", sd_conf=self.sd_conf,
+                          state="prepared", conf_path=self.conf_path,
                           old_sha256=base_sha, new_sha256=sha256(new),
                           diff=diff, summary=summary,
                           rollback_of=rollback_of,

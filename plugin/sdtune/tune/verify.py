@@ -265,16 +265,16 @@ def _kernel_override(tunable: str, expected: int, actual: int, disk: Disk,
     return None
 
 
-def verify_all(host: Host, sd_conf: str, flavour: str,
+def verify_all(host: Host, conf_path: str, flavour: str,
                inv: Optional[Inventory] = None,
                platform=None, nvme_platform=None) -> List[DiskState]:
-    """Every disk's state against the effective `sd_conf`; with the
+    """Every disk's state against the effective sd.conf (`conf_path`); with the
     platform adapter, also against what the next boot reads and the
     shadowed copies.  NVMe namespaces are verified against nvme.conf
     when `nvme_platform` (its adapter, or a function that makes it, only
     called when there is an NVMe namespace) is given
     (tune/nvmeverify.py)."""
-    real = host.sys_path(sd_conf)
+    real = host.sys_path(conf_path)
     conf = parse_bytes(host.read_bytes(real) if host.exists(real) else b"")
     inv = inv if inv is not None else take_inventory(host)
     elsewhere = Elsewhere.of(platform)

@@ -6,7 +6,7 @@ import pytest
 
 from sdtune.certify.recommend import (DISKSORT_REASON, justification,
                                       recommend)
-from sdtune.certify.records import CertRecord, QueueDepth
+from sdtune.records.record import CertRecord, QueueDepth
 from sdtune.certify.verdict import CacheVerdict, QueueVerdict, SectorVerdict
 
 NO_CACHE = CacheVerdict("volatile", 0.99, False, "flushes cost")

@@ -10,10 +10,10 @@ import os
 
 import pytest
 
-from sdtune.certify import records
+from sdtune.records import storage
 from sdtune.certify.certifier import import_benchmark, infer_record
-from sdtune.certify.records import (RECORD_FIELDS, CertRecord, NotARecord,
-                                    QueueDepth, parse_record)
+from sdtune.records.record import (RECORD_FIELDS, CertRecord, NotARecord,
+                                   QueueDepth, parse_record, record_problem)
 from sdtune.host import RealHost
 
 HERE = os.path.dirname(__file__)
@@ -35,7 +35,7 @@ def real_record() -> CertRecord:
 
 def stored(tmp_path, rec: CertRecord) -> dict:
     host = RealHost(str(tmp_path))
-    path = records.store(host, "/var/sdtune", rec)
+    path = storage.store(host, "/var/sdtune", rec)
     with open(path, "rb") as f:
         return json.loads(f.read())
 
@@ -50,7 +50,7 @@ def test_stored_record_round_trips(tmp_path):
     assert list(doc)[0] == "version" and doc["version"] == 1
     assert CertRecord.from_json(doc).to_json() == doc
     assert CertRecord.from_json(doc) == rec
-    loaded, problems = records.load_checked(RealHost(str(tmp_path)),
+    loaded, problems = storage.load_checked(RealHost(str(tmp_path)),
                                             "/var/sdtune")
     assert problems == [] and len(loaded) == 1
     assert loaded[0].to_json() == doc and loaded[0].as_stored() == doc
@@ -166,7 +166,7 @@ def test_a_required_field_missing_is_named(name):
 ])
 def test_problem_texts(doc, why):
     assert problem(doc) == why
-    assert records.record_problem(doc) == why
+    assert record_problem(doc) == why
 
 
 def test_parse_record_gives_the_record_or_why_not():

@@ -9,9 +9,9 @@ import dataclasses
 import io
 import json
 
-from sdtune.certify import records
-from sdtune.certify.crosscheck import Suspect, consensus, cross_check
-from sdtune.certify.records import CertRecord, QueueDepth
+from sdtune.records import storage
+from sdtune.records.crosscheck import Suspect, consensus, cross_check
+from sdtune.records.record import CertRecord, QueueDepth
 from sdtune.commands.certify import (RESULT_COLUMNS, cmd_results,
                                      result_rows, suspect_lines)
 from sdtune.host import RealHost
@@ -177,7 +177,7 @@ def test_suspect_lines():
 def stored_shelf(tmp_path, recs):
     host = RealHost(str(tmp_path))
     for r in recs:
-        records.store(host, "/var/sdtune", r)
+        storage.store(host, "/var/sdtune", r)
     return host
 
 

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from sdtune.certify import travel
-from sdtune.certify.records import CertRecord, QueueDepth
+from sdtune.records.record import CertRecord, QueueDepth
 from sdtune.certify.travel import BadExport, check_export
 from sdtune.inventory.disks import Disk, Inventory, SdValues
 from sdtune.tune.plan import Overrides, make_plan

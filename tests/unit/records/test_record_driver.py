@@ -5,9 +5,9 @@ before these fields read and round-trip as they did."""
 
 import json
 
-from sdtune.certify import records
+from sdtune.records import storage
 from sdtune.certify.certifier import render_verdict, result_json
-from sdtune.certify.records import CertRecord, parse_record
+from sdtune.records.record import CertRecord, parse_record, record_problem
 from sdtune.host import RealHost
 
 MODEL = "Samsung SSD 970 EVO 1TB"
@@ -35,10 +35,10 @@ def test_an_nvme_record_has_no_key_and_says_its_driver(tmp_path):
     back, why = parse_record(json.dumps(doc).encode())
     assert why is None and back.to_json() == doc
     assert (back.driver, back.model, back.key) == ("blkdev", MODEL, None)
-    path = records.store(RealHost(str(tmp_path)), "/var/sdtune", rec)
+    path = storage.store(RealHost(str(tmp_path)), "/var/sdtune", rec)
     assert path.endswith("/certify/blkdev--Samsung_SSD_970_EVO_1TB--"
                          "S467NX0K612345A--2B2QEXE7.json")
-    loaded, problems = records.load_checked(RealHost(str(tmp_path)),
+    loaded, problems = storage.load_checked(RealHost(str(tmp_path)),
                                             "/var/sdtune")
     assert problems == [] and loaded[0].to_json() == doc
 
@@ -48,11 +48,11 @@ def test_file_and_older_records_keep_their_shape():
                       target="/scratch/file")
     doc = rec.to_json()
     assert "driver" not in doc and "model" not in doc
-    assert records.record_name(None, None, None, "/scratch/file") == \
+    assert storage.record_name(None, None, None, "/scratch/file") == \
         "path--_scratch_file.json"
     # An sd disk keeps its key-based name, whatever its driver field.
     key = "ATA     INTEL SSDSC2KB48"
-    assert records.record_name(key, "PHYF1", "0132", "c1t1d0", "sd",
+    assert storage.record_name(key, "PHYF1", "0132", "c1t1d0", "sd",
                                "INTEL SSDSC2KB480G8") == \
         "ATA_INTEL_SSDSC2KB48--PHYF1--0132.json"
     old = dict(doc, key=key)
@@ -62,9 +62,9 @@ def test_file_and_older_records_keep_their_shape():
 
 def test_driver_and_model_must_be_text():
     doc = nvme_record().to_json()
-    assert records.record_problem(dict(doc, driver=3)) == \
+    assert record_problem(dict(doc, driver=3)) == \
         "field 'driver' must be text or null"
-    assert records.record_problem(dict(doc, model=["x"])) == \
+    assert record_problem(dict(doc, model=["x"])) == \
         "field 'model' must be text or null"
 
 
@@ -87,7 +87,7 @@ def test_recommendations_of_a_record_outside_sd_are_checked_by_their_names():
     def problem(recommended, key=None, driver="blkdev"):
         doc = nvme_record().to_json()
         doc.update(recommended=recommended, key=key, driver=driver)
-        return records.record_problem(doc)
+        return record_problem(doc)
     assert problem({"min-phys-block-size": 4096}) is None
     assert problem({"physical-block-size": 4096}) is None
     assert "must be a power of 2" in problem({"min-phys-block-size": 4000})

@@ -10,7 +10,7 @@ compared, the latest one of each serial: an imported record has no
 drive behind it, and one without a serial might be a unit already
 counted.  A key's units are compared only when there are at least
 MIN_UNITS of them and a strict majority of the conclusive verdicts
-agree; with two units, or no majority, nobody is an outlier (members.py
+agree; with two units, or no majority, nobody is an outlier (tune/members.py
 holds back what two units disagree on).  An inconclusive verdict never
 makes a unit suspect and never counts toward a majority.
 
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import (Callable, Dict, List, Optional, Sequence, Set, Tuple,
                     TypeVar)
 
-from ..tune.members import SECTOR_CONFIDENT, latest_by_serial
-from .records import CertRecord
+from .group import latest_by_serial
+from .record import CONFIDENT, CertRecord
 
 # Fewer units than this cannot single one out: two that differ are a
 # dispute, not an outlier and a consensus.
@@ -71,7 +71,7 @@ def _majority(values: List[T]) -> Optional[Tuple[T, int]]:
 def _native(rec: CertRecord) -> Optional[int]:
     """The native sector size, when the verdict is conclusive."""
     if rec.native_sector_bytes and \
-            (rec.sector_confidence or 0) >= SECTOR_CONFIDENT:
+            (rec.sector_confidence or 0) >= CONFIDENT:
         return rec.native_sector_bytes
     return None
 

@@ -5,7 +5,7 @@ what a terminal or a log shows (commands/shelfview.py)."""
 import io
 
 from sdtune.certify.certifier import Target
-from sdtune.certify.records import CertRecord, QueueDepth
+from sdtune.records.record import CertRecord, QueueDepth
 from sdtune.certify.shelf import DriveState, noise_limit, slowdown
 from sdtune.certify.stats import Sample
 from sdtune.commands.shelfview import ShelfView, verdict_summary

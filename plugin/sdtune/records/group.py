@@ -1,0 +1,52 @@
+"""How records are grouped and named in a reason: the latest record of
+each certified unit (per key, or of one model), the model a record
+names, the firmware it measured and when (and where) it was made.
+Pure.
+"""
+
+from typing import Dict, List, Optional
+
+from .record import CertRecord
+
+
+def latest(records: List[CertRecord]) -> List[CertRecord]:
+    """The latest record of each certified serial, oldest first.  A
+    record without a serial stands for itself."""
+    by_unit: Dict[object, CertRecord] = {}
+    for i, rec in enumerate(sorted(records, key=lambda r: r.time)):
+        by_unit[rec.unit_serial or ("#", i)] = rec
+    return sorted(by_unit.values(), key=lambda r: r.time)
+
+
+def latest_by_serial(records: List[CertRecord]
+                     ) -> Dict[str, List[CertRecord]]:
+    """Key -> latest() of the records of that key; records without a key
+    are left out."""
+    by_key: Dict[str, List[CertRecord]] = {}
+    for rec in records:
+        if rec.key:
+            by_key.setdefault(rec.key, []).append(rec)
+    return {k: latest(v) for k, v in by_key.items()}
+
+
+def record_model(rec: CertRecord) -> Optional[str]:
+    """The model a record names, when it names one (newer records)."""
+    return (rec.model.strip() or None) if isinstance(rec.model, str) \
+        else None
+
+
+def measured_firmware(rec: CertRecord) -> str:
+    """What a record says of the firmware it measured, for a reason: a
+    record that names none is of an unknown firmware, held like one of
+    another (adversarial report 2026-11-27, F3)."""
+    fw = (rec.firmware or "").strip()
+    return "firmware " + fw if fw else "a firmware it does not name"
+
+
+def certified_when(rec: CertRecord) -> str:
+    """When a record was made and, for one another appliance exported,
+    where: every reason that rests on a record says it."""
+    host = rec.origin_host
+    if host is None:
+        return rec.time_iso or "?"
+    return "%s imported from %s" % (rec.time_iso or "?", host)

@@ -1,0 +1,106 @@
+"""Where certification records are kept: one JSON file per drive model,
+serial and firmware under <state_dir>/certify/, written atomically
+through the host; reading them back checks each (record.py), and a file
+that is not a record is reported, naming it, while the others stay
+usable.
+"""
+
+import json
+import os
+import re
+from typing import List, Optional, Tuple
+
+from ..errors import SdtuneError
+from ..host import Host
+from .record import CertRecord, parse_record
+
+SUBDIR = "certify"
+
+
+def record_name(key: Optional[str], serial: Optional[str],
+                firmware: Optional[str], target: str,
+                driver: Optional[str] = None,
+                model: Optional[str] = None) -> str:
+    """A file name that keeps the three identifying fields readable: the
+    key (or, for a disk outside sd, its driver and model), serial and
+    firmware; a file target's path."""
+    def safe(text: Optional[str]) -> str:
+        return re.sub(r"[^A-Za-z0-9.-]+", "_", (text or "").strip()) or "-"
+    if key is None and driver is not None and driver != "sd":
+        # No sd-config-list key (no INQUIRY): the driver's name keeps
+        # these apart from key and path records.
+        return "%s--%s--%s--%s.json" % (safe(driver), safe(model),
+                                        safe(serial), safe(firmware))
+    if key is None:
+        return "path--%s.json" % safe(target)
+    return "%s--%s--%s.json" % (safe(key), safe(serial), safe(firmware))
+
+
+def records_dir(host: Host, state_dir: str) -> str:
+    """The directory of the records, as a path on the host."""
+    return host.sys_path(state_dir.rstrip("/") + "/" + SUBDIR)
+
+
+def check_storable(host: Host, state_dir: str) -> str:
+    """Create the records directory and write and remove a probe file in
+    it, so that a certification never destroys a target's data only to
+    find that its result cannot be kept.  Raises SdtuneError naming the
+    directory (exit 4, or 3 where the host refused for safety, e.g. a
+    symbolic link on the way); returns the directory."""
+    directory = records_dir(host, state_dir)
+    # Not a *.json name: a probe left by a crash is never read as a
+    # record.  One per process: two certify runs must not remove each
+    # other's probe.
+    probe = "%s/.sdtune-probe.%d" % (directory, os.getpid())
+    try:
+        host.mkdirs(directory)
+        host.write_atomic(probe, b"")
+        host.remove(probe)
+    except SdtuneError as e:
+        raise SdtuneError("store certification records in", directory,
+                          "%s; nothing was written to the targets"
+                          % e.reason, e.exit_code) from e
+    return directory
+
+
+def store(host: Host, state_dir: str, record: CertRecord) -> str:
+    directory = records_dir(host, state_dir)
+    host.mkdirs(directory)
+    path = directory + "/" + record_name(record.key, record.serial,
+                                         record.firmware,
+                                         record.target or "",
+                                         record.driver, record.model)
+    host.write_atomic(path, (json.dumps(record.to_json(), indent=2) + "\n")
+                      .encode("utf-8"))
+    return path
+
+
+def load_checked(host: Host, state_dir: str
+                 ) -> Tuple[List[CertRecord], List[str]]:
+    """The usable records, sorted by key and time, and one problem text
+    per file that is not used ("<path>: not a certification record:
+    <why>; ignored").  Writes nothing: callers print the problems, each
+    as ``sdtune: warning: <problem>``.  A records directory that cannot
+    be listed is an error (HostError, exit 4)."""
+    directory = records_dir(host, state_dir)
+    if not host.exists(directory):
+        return [], []
+    records, problems = [], []
+    for name in host.listdir(directory):
+        if not name.endswith(".json"):
+            continue
+        path = directory + "/" + name
+        try:
+            data = host.read_bytes(path)
+        except SdtuneError as e:
+            problems.append("%s: not readable: %s; ignored"
+                            % (path, e.reason))
+            continue
+        record, why = parse_record(data)
+        if record is None:
+            problems.append("%s: not a certification record: %s; ignored"
+                            % (path, why))
+            continue
+        records.append(record)
+    records.sort(key=lambda r: (r.key or "", r.time))
+    return records, problems
