@@ -1,4 +1,11 @@
 #!/usr/bin/env python3
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """Derive conf/known-drives.tsv from the collected table
 (tests/fixtures/knowndrives/collected.tsv, with its provenance) and the
 facts listed below, for sdtune's plan and audit.

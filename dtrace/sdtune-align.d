@@ -1,5 +1,12 @@
 #!/usr/sbin/dtrace -s
 /*
+ * This file and its contents are supplied under the terms of the
+ * Common Development and Distribution License ("CDDL"), version 1.0.
+ * You may only use this file in accordance with the terms of version
+ * 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+ *
+ * Copyright 2026 the sdtune authors.
+ *
  * sdtune-align.d - writes smaller than, or misaligned to, 4 KiB per sd disk:
  * the read-modify-write exposure of a pool on 4 KiB-sector drives.
  *

@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """Hooks for every test run: what a test asks to have shown after the
 run, which pytest would otherwise capture (the Ansible playbook's
 ok/changed counts per play, tests/ansible/test_playbook.py).  A test

@@ -1,4 +1,11 @@
 #!/bin/sh
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 # make demo-sdconf: sdtune's sd.conf tools on a NexentaStor-shaped sd.conf.
 #
 # Shows, on a scratch copy: what the kernel would ignore in a hand-edited

@@ -1,4 +1,11 @@
 #!/bin/sh
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 # Install what the tests need when it is missing; quick when all is there.
 # Debian packages: ksh (ksh93, for the launcher), shellcheck, mandoc, a C
 # compiler (the fake libdiskmgt of tests/sim/libdiskmgt) and libnvpair3linux

@@ -1,4 +1,13 @@
 /*
+ * This file and its contents are supplied under the terms of the
+ * Common Development and Distribution License ("CDDL"), version 1.0.
+ * You may only use this file in accordance with the terms of version
+ * 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+ *
+ * Copyright 2026 the sdtune authors.
+ */
+
+/*
  * backend_null.c: the null backend does no I/O at all.  It measures the
  * engine itself (threads, clock, histogram, intervals) and lets the tests
  * check the harness's accounting without a device.  The target path is

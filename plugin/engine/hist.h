@@ -1,4 +1,13 @@
 /*
+ * This file and its contents are supplied under the terms of the
+ * Common Development and Distribution License ("CDDL"), version 1.0.
+ * You may only use this file in accordance with the terms of version
+ * 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+ *
+ * Copyright 2026 the sdtune authors.
+ */
+
+/*
  * hist.h: log-linear latency histogram (see hist.c for the error bound).
  *
  * A value v (nanoseconds, any uint64_t) goes into one of HIST_NBUCKETS

@@ -1,4 +1,13 @@
 /*
+ * This file and its contents are supplied under the terms of the
+ * Common Development and Distribution License ("CDDL"), version 1.0.
+ * You may only use this file in accordance with the terms of version
+ * 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+ *
+ * Copyright 2026 the sdtune authors.
+ */
+
+/*
  * report.c: the run mode's result, rendered once at the end, as one JSON
  * document (--json, the contract with the Python side: DESIGN.md seam 3)
  * or as a few lines for a person.  Nothing is printed while the workload

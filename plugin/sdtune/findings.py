@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """The catalogue of audit findings: one stable id per kind of problem,
 with its severity, a status sentence, the action (naming the exact
 command) and a see-reference, in the manner of `zpool status`.  Text and

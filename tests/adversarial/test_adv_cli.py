@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """Adversarial regressions for the command line itself (issue 10: U3/W7,
 W9, W1, W8/T13, T11, D9, H1, T14): option spelling, the system root,
 signals, standard streams, helpers that misbehave, inputs without end.

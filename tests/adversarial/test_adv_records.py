@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """Adversarial regressions of the data files sdtune reads: T9
 (certification records of the wrong shape crashed results, plan and
 audit, or one of them disabled all the others) and T6 (a [data]

@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """Adversarial regressions for plan, apply, the journal, history, rollback
 and recover (issue 10: U1, U2/D2, D1, D3, D5, D7, T7, T10, T12, F6, F7,
 F10, F11, W3, W6).  Every test failed on 8c0221c; those named for the

@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """The pure logic of the sdtune.illumos collection
 (plugin/ansible/plugins/module_utils/sdtune.py): argv building, reading
 sdtune's documents and error lines, and mapping them to module results,

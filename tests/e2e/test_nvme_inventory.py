@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """Disks under sd and blkdev together (issue 15 item 5), end to end on
 the simulated appliance's nvme-mixed scenario: `sdtune disks` lists the
 NVMe namespaces and the virtio disk with their driver beside the SATA

@@ -1,2 +1,9 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """Emulated drives (DESIGN.md seam 5): an nbdkit plugin with a timing model,
 exported as a file through nbdfuse.  See drive.py."""

@@ -1,4 +1,13 @@
 /*
+ * This file and its contents are supplied under the terms of the
+ * Common Development and Distribution License ("CDDL"), version 1.0.
+ * You may only use this file in accordance with the terms of version
+ * 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+ *
+ * Copyright 2026 the sdtune authors.
+ */
+
+/*
  * sdemu: an nbdkit plugin that serves an emulated SSD with a timing model,
  * so that sdtune's measurements run for real (O_DIRECT, pwrite, fdatasync
  * through nbdfuse) against drives whose native page, cache and internal

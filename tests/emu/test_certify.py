@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """`sdtune certify` on emulated drives behind the simulated appliance
 (issues 4 and 12): every preset with both caches, and a 4K drive whose
 sub-page writes cost only 5 % more, is classified right with confidence

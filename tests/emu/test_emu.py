@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """Measured checks of the emulated drives through the real kernel path:
 O_DIRECT pwrite/pread/fdatasync from Python on the nbdfuse file, one and
 several threads.  Each test prints one MEASURED line (see with -s).

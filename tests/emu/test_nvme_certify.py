@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """Issue 18's acceptance, with real I/O: the simulated appliance's
 nvme-4k scenario (OmniOS, two namespaces of an Intel P4510 formatted
 with 512-byte LBAs, tank with ashift 9 on the first) with an emulated

@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """A shelf certified by one command (issue 16): drives measured at once
 with every verdict right and each record saying how many drives ran
 beside it; one odd unit among six of a model flagged as a suspect unit,

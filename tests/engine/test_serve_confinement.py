@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """`sdio serve` confines what it is asked (adversarial 2026-11-27 U4):
 writes stay below --root, set-id and sticky modes are refused, and a
 policy file (beside the engine, or --allow FILE) confines reads to the

@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """Fuzz the nvme.conf engine: every input parses, renders back byte for
 byte, lints with in-range offsets, evaluates without a crash, and edits
 either succeed (and then give the asked values) or are refused with an

@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """Attach one sd unit: the values sd_unit_attach() leaves in struct
 sd_lun for a simulated disk and the sd.conf list the unit attaches with
 (facts §6, §16.2).

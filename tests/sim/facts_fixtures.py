@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """Fixtures printed in /work/shared/spec/illumos-facts.md (§8.2, §8.3,
 §9.2, §11.2, §12.2, §13, §14), kept verbatim -- trailing blanks and TABs
 included -- for the simulator's golden tests.  SD_STATE_EXCERPT keeps the

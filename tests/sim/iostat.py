@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """Fake iostat(1M) for ``-E`` / ``-En`` (facts §14): the error kstats
 of every attached sd unit and of every blkdev disk, printed by
 show_disk_errors()'s column counter, and the GB value computed from a

@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """The illumos platform the simulated appliance runs, and what of sd.conf
 (and nvme.conf: every driver .conf of kernel.CONF_DRIVERS is kept the
 same way) survives its reboot (shared/spec/platforms.md Parts 1 and 2).

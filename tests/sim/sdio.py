@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """The simulated appliance's `sdio`: SCSI commands are answered from the
 scenario's disk (INQUIRY VPD 0x86 NV_SUP, the caching mode page's WCE,
 READ CAPACITY(16)), since the emulated drives behind the device nodes are

@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """The simulated kernel's reading of sd.conf (facts §2-§4): the
 driver.conf reader, the first sd-config-list winning, odd lists, silent
 invalid tuples, every matching pair in order, ddi_strtol, the legacy

@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """Fixtures of the --host tests: `sshd`, one real OpenSSH server on
 127.0.0.1 for the whole session (tests/ssh/sshd.py), and `fresh_sshd`,
 a private one for a test that changes the server (its host key, say).

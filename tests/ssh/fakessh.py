@@ -1,4 +1,11 @@
 #!/usr/bin/env python3
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """A stand-in for ssh that corrupts the engine's answers (the adversarial
 report's "fakessh", 2026-11-27 Appendix B), named as `[ssh] ssh` or
 SshHost(ssh=...).

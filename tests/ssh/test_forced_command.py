@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """A key forced to `sdio serve --root /` in authorized_keys (adversarial
 2026-11-27 U4), over a real sshd on 127.0.0.1: with the policy beside
 the engine, whatever the client asks to run, the key runs only the

@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """Self-tests of the SSH harness (tests/ssh/sshd.py): a real sshd on
 127.0.0.1 logs the generated key in, hands the remote command its argv
 when the caller quotes it, refuses the three bad-credential cases the way

@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """sdtune.audit without an appliance: what render says of the findings
 and of the sources it could not read.  `sdtune audit` on the simulated
 appliances is tests/e2e/test_audit_cli.py."""

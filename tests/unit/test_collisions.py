@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """Models and certified drives that share one sd-config-list key (the
 16-byte product id cuts long ATA models), and disks sd does not attach:
 what plan proposes, holds and says, and what audit finds.  Pure: Disk

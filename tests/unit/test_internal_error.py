@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """An exception sdtune did not expect is a bug: one line naming its kind
 and the innermost line of sdtune it came from, exit 4 (1 means "problems
 found"), and the traceback only with SDTUNE_DEBUG=1 (issue 13)."""

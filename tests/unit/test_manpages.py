@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """The man pages conf/sdtune.8 and conf/sdtune.conf.5: mandoc-clean, and
 tied to the code so they cannot drift: every subcommand, option and
 choice of the command line is in the SYNOPSIS, every finding of the

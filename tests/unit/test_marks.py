@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """The tiers are honest (tests/marks.py): a helper that starts an
 emulated drive, an sshd or Ansible fails the running test unless it
 carries the marker, and the markers a test carries reach the helpers."""

@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """Small statistics for certification verdicts: sample summaries of
 per-interval measurements, one-sided Welch tests of "A costs more than B
 by at least a factor" for independent samples, and one-sided paired tests

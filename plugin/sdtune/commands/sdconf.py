@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """`sdtune sdconf check|show|set|unset|diff`: the offline sd.conf tools;
 set and unset on the sd.conf this system uses go through the same lock,
 journal and update_drv as apply.  check, show, set and unset read an

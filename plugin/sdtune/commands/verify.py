@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """`sdtune verify`: what the kernel really uses, disk by disk, and
 whether it survives the next boot (the states are tune/verify.py's).
 NVMe namespaces are checked against nvme.conf (tune/nvmeverify.py).

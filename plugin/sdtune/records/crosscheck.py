@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """Per-model cross-check of certification records (issue 16): drives
 that share an sd-config-list key are the same model and should give the
 same verdicts, so a unit whose numbers stand out among its siblings is a

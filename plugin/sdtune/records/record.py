@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """A certification record: its shape (RECORD_FIELDS), the check every
 document passes before plan, audit or results use it (record_problem),
 and the record in memory (CertRecord, parsed by parse_record).

@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """Where certification records are kept: one JSON file per drive model,
 serial and firmware under <state_dir>/certify/, written atomically
 through the host; reading them back checks each (record.py), and a file

@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """What `sdtune sdconf` makes of sd.conf texts, with no I/O: the `show`
 report, the new text of a `set` or `unset` with its journal summary and
 the notes on an inexact key, and the sd-config-list changes between two

@@ -1,4 +1,13 @@
 /*
+ * This file and its contents are supplied under the terms of the
+ * Common Development and Distribution License ("CDDL"), version 1.0.
+ * You may only use this file in accordance with the terms of version
+ * 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+ *
+ * Copyright 2026 the sdtune authors.
+ */
+
+/*
  * A fake libdiskmgt for sdtune's tests: the exported functions sdtune calls,
  * with the ABI of illumos <libdiskmgt.h>, backed by a data file instead of
  * the device tree.  Attribute lists are built with the real libnvpair, typed

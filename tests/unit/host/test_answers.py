@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """The client's reading of the engine's answers (host/wire.py's shapes,
 host/ssh.py's parse_answer and interpret): every answer that is short,
 long, non-numeric, out of range, out of step or cut is the one HostError

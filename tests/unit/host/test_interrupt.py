@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """The signal watcher (sdtune/host/interrupt.py): a stop hook runs the
 moment SIGINT or SIGTERM arrives, even while the main thread cannot run
 Python (here it blocks both signals and sleeps, the way a main thread

@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """`sdtune sdconf show|set|unset` on an nvme.conf (issue 18): chosen by
 the file's name or --driver nvme, keyed by the controller's model, read
 by the nvme driver's rules (what nvme makes of each triplet, what it

@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """The per-model cross-check (issue 16): among the units of one key, the
 one whose native sector, cache or QD1 write IOPS stands out is a
 suspect unit; two units, no majority, inconclusive verdicts, imported

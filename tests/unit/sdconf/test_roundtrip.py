@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """The parser is lossless: parse(text).render() gives back the same bytes,
 and the spans it records tile the file exactly, so edits can be spliced
 in without touching anything else (facts §2.3, §16.1).

@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """Ground truth for the shipped sd.conf files of tests/fixtures/realworld/
 sdconf/ (INDEX.md section 9 and "Ground truth collected"): `sdtune
 sdconf show -o json FILE` reports exactly the sd-config-list entries

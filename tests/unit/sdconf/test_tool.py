@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """Tests for `sdtune sdconf check|show|set|unset|diff`: output formats,
 exit codes (DESIGN.md: 0 ok, 1 problems, 2 usage, 3 refused, 4 failed),
 `sdtune: cannot <verb> '<object>': <reason>` errors, and that nothing is

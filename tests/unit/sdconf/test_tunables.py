@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """Tests for sdtune.sdconf.tunables: sd_nvpair_str_decode()/strtok_r
 tokenisation (facts §3.3), ddi_strtol(), sd_set_properties() (§3.4), the
 throttle re-validation (§3.5), legacy version-1 data (§3.6) and the

@@ -1,3 +1,10 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
 """The fio importer on the fio output real users have (issue 11 item 2):
 fio 2.1.4 to 3.42 JSON, json+, JSON with text around it, terse output
 versions 3 and 5, numjobs with and without group_reporting, sync and
