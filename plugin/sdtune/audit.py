@@ -56,6 +56,7 @@ from .errors import EXIT_FAILED, EXIT_OK, EXIT_PROBLEMS
 from .findings import SEVERITY_ORDER, Finding, is_problem, make
 from .inventory.disks import Disk, Inventory
 from .knowndrives import KnownDrive, lookup
+from .nvmeconf.lint import lint as nvme_lint
 from .sdconf.lint import lint
 from .sdconf.match import Identity, key_matches
 from .sdconf.model import config_list, pair_alone
@@ -144,8 +145,12 @@ class Auditor:
     def __init__(self, inv: Inventory, conf: ConfFile, conf_path: str,
                  recs: List[CertRecord], table: List[KnownDrive], flavour: str,
                  space_matters: bool = False, platform=None,
-                 nvme_check=None) -> None:
+                 nvme_check=None, nvme_conf: Optional[ConfFile] = None,
+                 nvme_platform=None) -> None:
         self.inv, self.conf, self.conf_path = inv, conf, conf_path
+        # nvme.conf the kernel reads (parsed) and its platform adapter:
+        # its lint and its shadowed copies; None: not checked.
+        self.nvme_conf, self.nvme_platform = nvme_conf, nvme_platform
         # Disk -> its verify state against nvme.conf (tune/verify.py
         # nvme_checker), for NVMe namespaces; None: not checked.
         self.nvme_check = nvme_check
@@ -312,19 +317,21 @@ class Auditor:
 
     # -------------------------------------------------------- sd.conf
 
-    def check_sdconf(self) -> None:
-        clist = config_list(self.conf)
+    def _lint_findings(self, conf: ConfFile, path: str, diags,
+                       finding_of) -> None:
+        """Lint diagnostics as findings: ``finding_of(code)`` names the
+        finding of a diagnostic, None for a syntax error, which gets
+        ``finding_of(None)`` once per line."""
         syntax: Dict[int, List[str]] = {}
-        for diag in lint(self.conf, self.flavour):
+        for diag in diags:
             if diag.severity == "note":
                 continue
-            line, col = self.conf.line_col(diag.offset)
-            where = "%s:%d:%d" % (self.conf_path, line, col)
+            line, col = conf.line_col(diag.offset)
+            where = "%s:%d:%d" % (path, line, col)
             detail = "%s: %s" % (where, diag.message)
-            if diag.code in SECOND_LIST_CODES:
-                self.add("SDT-3004", where, detail=detail)
-            elif diag.code in IGNORED_CODES:
-                self.add("SDT-3003", where, detail=detail)
+            finding = finding_of(diag.code)
+            if finding is not None:
+                self.add(finding, where, detail=detail, conf=path)
             else:
                 # One syntax error makes the kernel stumble over the rest
                 # of its line: one finding per line, at its first error.
@@ -332,9 +339,20 @@ class Auditor:
         for line in sorted(syntax):
             first = syntax[line][0]
             more = len(syntax[line]) - 1
-            self.add("SDT-3005", first.split(": ", 1)[0],
+            self.add(finding_of(None), first.split(": ", 1)[0],
                      detail=first + (" (and %d more on the line)" % more
-                                     if more else ""))
+                                     if more else ""), conf=path)
+
+    def check_sdconf(self) -> None:
+        def finding_of(code: Optional[str]) -> Optional[str]:
+            if code is None:
+                return "SDT-3005"
+            if code in SECOND_LIST_CODES:
+                return "SDT-3004"
+            return "SDT-3003" if code in IGNORED_CODES else None
+        clist = config_list(self.conf)
+        self._lint_findings(self.conf, self.conf_path,
+                            lint(self.conf, self.flavour), finding_of)
         if not clist.usable:
             return
         idents = [(d, _identity(d)) for d in self.inv.disks]
@@ -459,6 +477,22 @@ class Auditor:
             self.add("SDT-4004", d.name, disk=d.name, detail=detail)
         elif state.state == "not persistent":
             self.add("SDT-6005", d.name, disk=d.name, detail=detail)
+        elif state.state == "shadowed":
+            self.nvme_shadowed_disks.append(d.name)
+
+    def check_nvmeconf(self) -> None:
+        """nvme.conf's lint, as sd.conf's: what the driver ignores or
+        misreads (SDT-3007), lines that do not parse (SDT-3008)."""
+        if self.nvme_conf is None or self.nvme_platform is None:
+            return
+
+        def finding_of(code: Optional[str]) -> Optional[str]:
+            if code is None:
+                return "SDT-3008"
+            return "SDT-3007" if code.startswith("NVME-") or \
+                code in IGNORED_CODES else None
+        self._lint_findings(self.nvme_conf, self.nvme_platform.effective,
+                            nvme_lint(self.nvme_conf), finding_of)
 
     def check_platform(self) -> None:
         """Copies of sd.conf that change nothing, and a boot environment
@@ -474,6 +508,14 @@ class Auditor:
                      disks=disks)
         for path in self.platform.copies.ignored:
             self.add("SDT-6002", path, path=path, effective=effective)
+        if self.nvme_platform is not None:
+            nvme_effective = self.nvme_platform.effective
+            for path in self.nvme_platform.shadowed_edits():
+                disks = "" if not self.nvme_shadowed_disks else \
+                    " (it asks for other values for %s)" % ", ".join(
+                        self.nvme_shadowed_disks)
+                self.add("SDT-6007", path, path=path,
+                         effective=nvme_effective, disks=disks)
         for c in self.platform.boot_module_conflicts():
             self.add("SDT-6006", "%s %s" % (c.loader, c.module),
                      loader=c.loader, module=c.module, line=c.line,
@@ -490,7 +532,9 @@ class Auditor:
         self.check_replacements()
         self.check_certification()
         self.check_sdconf()
+        self.check_nvmeconf()
         self.shadowed_disks: List[str] = []
+        self.nvme_shadowed_disks: List[str] = []
         self.check_kernel()
         self.check_platform()
         self.findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.id,

@@ -84,6 +84,13 @@ CATALOGUE: Dict[str, Kind] = {k.id: k for k in (
     Kind("SDT-3005", "medium", "sd.conf syntax error",
          "{detail}",
          "Fix the line: 'sdtune sdconf check /kernel/drv/sd.conf'.", SEE),
+    Kind("SDT-3007", "medium", "nvme.conf setting the driver ignores",
+         "{detail}",
+         "Fix the value: 'sdtune sdconf check {conf}' shows every such "
+         "place.", SEE),
+    Kind("SDT-3008", "medium", "nvme.conf syntax error",
+         "{detail}",
+         "Fix the line: 'sdtune sdconf check {conf}'.", SEE),
     Kind("SDT-3006", "medium", "one sd.conf value for drives that "
          "disagree",
          "sd-config-list pair {pair} ({key}) at line {line} sets "
@@ -142,6 +149,15 @@ CATALOGUE: Dict[str, Kind] = {k.id: k for k in (
          "Make changes with 'sdtune plan' and 'sdtune apply', which edit "
          "{effective}; compare with 'sdtune sdconf diff {effective} "
          "{path}', then remove {path} or keep it identical.", SEE),
+    Kind("SDT-6007", "medium", "a copy of nvme.conf the kernel does not "
+         "read",
+         "{path} is shadowed: the kernel reads only the first nvme.conf "
+         "on the module path, {effective}, so edits to {path} change "
+         "nothing{disks}.",
+         "Make changes with 'sdtune plan --driver nvme' and 'sdtune apply "
+         "--driver nvme', which edit {effective}; compare with 'sdtune "
+         "sdconf diff {effective} {path}', then remove {path} or keep it "
+         "identical.", SEE),
     Kind("SDT-6002", "low", "sd.conf where illumos never looks",
          "{path} exists, but only Oracle Solaris 11 reads /etc/driver/drv: "
          "illumos ignores it.",

@@ -380,6 +380,45 @@ def test_vdev_of_a_disk_outside_sd_is_checked(tmp_path):
     assert "4096 B pages (certified" in f["status"]
 
 
+def test_3007_nvme_conf_setting_the_driver_ignores(tmp_path):
+    """nvme.conf's lint, as sd.conf's (SDT-3003)."""
+    app = Appliance.build("nvme-4k", str(tmp_path / "nvme"))
+    assert raised(app, "SDT-3007") == []
+    nvme_conf_add(app, 'nvme-config-list = "%s", "", '
+                  '"min-phys-blok-size:4096";\n' % NVME_MODEL)
+    (f,) = raised(app, "SDT-3007")
+    assert f["subject"].startswith("/kernel/drv/nvme.conf:")
+    assert "min-phys-blok-size" in f["status"]
+    assert "sdtune sdconf check /kernel/drv/nvme.conf" in f["action"]
+
+
+def test_3008_nvme_conf_syntax_error(tmp_path):
+    """A line of nvme.conf that does not parse, as SDT-3005."""
+    app = Appliance.build("nvme-4k", str(tmp_path / "nvme"))
+    assert raised(app, "SDT-3008") == []
+    nvme_conf_add(app, 'nvme-bogus = "x" "y";\n')
+    (f,) = raised(app, "SDT-3008")
+    assert f["subject"].startswith("/kernel/drv/nvme.conf:")
+    assert f["severity"] == "medium"
+
+
+def test_6007_nvme_conf_copy_shadowed_on_the_module_path(tmp_path):
+    app = Appliance.build("nvme-4k", str(tmp_path / "nvme"))
+    assert raised(app, "SDT-6007") == []
+    drv = os.path.join(app.root, "kernel", "drv", "nvme.conf")
+    first = os.path.join(app.root, "platform", "i86pc", "kernel", "drv",
+                         "nvme.conf")
+    os.makedirs(os.path.dirname(first), exist_ok=True)
+    with open(drv, "rb") as src, open(first, "wb") as dst:
+        dst.write(src.read())
+    nvme_conf_add(app, 'nvme-config-list = "%s", "", '
+                  '"min-phys-block-size:4096";\n' % NVME_MODEL)
+    (f,) = raised(app, "SDT-6007")
+    assert f["subject"] == "/kernel/drv/nvme.conf"
+    assert "/platform/i86pc/kernel/drv/nvme.conf" in f["status"]
+    assert "sdtune apply --driver nvme" in f["action"]
+
+
 def platform_app(tmp_path, scenario, **platform):
     return platform_appliance(str(tmp_path / scenario), scenario, **platform)
 

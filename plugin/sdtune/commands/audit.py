@@ -43,14 +43,19 @@ def run(args: argparse.Namespace, env: Env) -> int:
     recs, problems = storage.load_checked(host, site.state_dir)
     for problem in problems:
         env.err.write("sdtune: warning: %s\n" % problem)
+    nvme_platform = site.for_driver("nvme").platform
     nvme_check = None
     if any(getattr(d, "nvme", None) for d in inv.disks):
         from ..tune.verify import nvme_checker
-        nvme_check = nvme_checker(site.for_driver("nvme").platform)
+        nvme_check = nvme_checker(nvme_platform)
+    # nvme.conf is checked where there is one, NVMe namespace or not.
+    nvme_text = nvme_platform.read(nvme_platform.effective)
     auditor = Auditor(inv, conf, site.conf_path, recs,
                       load_table(host, site.known_drives), site.flavour,
                       env.cfg.space_matters(), platform=site.platform,
-                      nvme_check=nvme_check)
+                      nvme_check=nvme_check,
+                      nvme_conf=None if nvme_text is None else
+                      parse_bytes(nvme_text), nvme_platform=nvme_platform)
     findings, dropped = silenced(auditor.run(), env.cfg.silence)
     if args.output == "json":
         env.out.write(to_json({
