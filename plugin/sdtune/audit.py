@@ -71,7 +71,7 @@ def _model_id(d: Disk) -> Optional[str]:
     or an NVMe namespace's controller model (no key: not under sd)."""
     if d.key:
         return d.key
-    if getattr(d, "nvme", None) is not None and d.model:
+    if d.nvme is not None and d.model:
         return "nvme:" + d.model.rstrip()
     return None
 
@@ -199,7 +199,7 @@ class Auditor:
         under the key) the key's latest; for an NVMe namespace, its own
         serial's, else its model's latest."""
         own = self.by_serial.get((d.key or "", (d.serial or "").strip()))
-        if own is None and not d.key and getattr(d, "nvme", None) and \
+        if own is None and not d.key and d.nvme and \
                 d.model:
             # An NVMe namespace: the latest certification of its model
             # (records outside sd name the model, there is no key).
@@ -286,7 +286,7 @@ class Auditor:
                 seen.add(d.name)
                 pbs = d.physical_block_bytes or 512
                 if pbs > (1 << low.ashift):
-                    nvme = not d.key and getattr(d, "nvme", None)
+                    nvme = not d.key and d.nvme
                     undo = "remove min-phys-block-size from the model's " \
                         "nvme-config-list triplet in /kernel/drv/nvme.conf" \
                         if nvme else "'sdtune sdconf unset " \
@@ -452,7 +452,7 @@ class Auditor:
             # reported with its source (inventory_messages), not as a
             # finding.
             if self.nvme_check is not None and \
-                    getattr(d, "nvme", None) is not None:
+                    d.nvme is not None:
                 self.check_nvme(d)
                 continue
             state = verify_disk(self.conf, d, self.flavour, self.inv.failed,

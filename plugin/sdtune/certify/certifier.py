@@ -332,7 +332,7 @@ def build_record(target: Target, disk: Optional[Disk],
     if sector is None:
         sector = SectorVerdict(None, 0.0, "not measured")
     nvme = disk is not None and disk.driver != "sd" and \
-        getattr(disk, "nvme", None) is not None
+        disk.nvme is not None
     if nvme:
         queue = nvme_queue(queue)
         recommended = recommend_nvme(sector, logical)

@@ -45,7 +45,7 @@ def run(args: argparse.Namespace, env: Env) -> int:
         env.err.write("sdtune: warning: %s\n" % problem)
     nvme_platform = site.for_driver("nvme").platform
     nvme_check = None
-    if any(getattr(d, "nvme", None) for d in inv.disks):
+    if any(d.nvme for d in inv.disks):
         from ..tune.verify import nvme_checker
         nvme_check = nvme_checker(nvme_platform)
     # nvme.conf is checked where there is one, NVMe namespace or not.

@@ -284,7 +284,7 @@ def reboot_required(steps: Sequence[str],
     if driver == "nvme":
         from ..tune.nvmeverify import verify_nvme_disk
         return any(verify_nvme_disk(conf, disk).state == "pending reboot"
-                   for disk in disks if getattr(disk, "nvme", None))
+                   for disk in disks if disk.nvme)
     from ..tune.verify import verify_disk
     return any(verify_disk(conf, disk, flavour).state == "pending reboot"
                for disk in disks)

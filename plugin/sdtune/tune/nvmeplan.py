@@ -208,7 +208,7 @@ def make_nvme_plan(text: str, conf_path: str, inv: Inventory,
     for d in inv.disks:
         if d.driver == "sd":
             continue
-        if getattr(d, "nvme", None) is None or not model_of(d):
+        if d.nvme is None or not model_of(d):
             plan.not_sd.append(NotSd(d.name, d.driver, "not an NVMe "
                                      "namespace: nvme.conf has no effect "
                                      "on it"))

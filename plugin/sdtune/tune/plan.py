@@ -257,7 +257,7 @@ class Overrides:
 def _not_sd(d: Disk, records: List[CertRecord]) -> NotSd:
     """Why plan leaves a disk of another driver alone; its certification,
     found by serial (such records have no key), is named for audit."""
-    if getattr(d, "nvme", None) is not None:
+    if d.nvme is not None:
         reason = "an NVMe namespace (%s), not under sd: sd.conf has no " \
             "effect on it; nvme.conf sets what blkdev reports for its " \
             "model: sdtune plan --driver nvme" % d.driver

@@ -287,10 +287,10 @@ def verify_all(host: Host, conf_path: str, flavour: str,
     elsewhere = Elsewhere.of(platform)
     nvme_check = None
     if nvme_platform is not None and \
-            any(getattr(d, "nvme", None) for d in inv.disks):
+            any(d.nvme for d in inv.disks):
         nvme_check = nvme_checker(nvme_platform() if callable(
             nvme_platform) else nvme_platform)
-    return [nvme_check(d) if nvme_check and getattr(d, "nvme", None)
+    return [nvme_check(d) if nvme_check and d.nvme
             else verify_disk(conf, d, flavour, inv.failed, elsewhere)
             for d in inv.disks]
 
