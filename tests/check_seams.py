@@ -137,7 +137,6 @@ LAYERS = {
 # listed here that no longer exists.
 KNOWN_CIRCLES = [
     {"sdtune.tune.plan", "sdtune.tune.nvmeplan"},
-    {"sdtune.tune.verify", "sdtune.tune.nvmeverify"},
 ]
 
 

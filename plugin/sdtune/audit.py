@@ -63,7 +63,8 @@ from .sdconf.model import config_list, pair_alone
 from .sdconf.parser import ConfFile
 from .tune.members import (NV, UNKNOWN_CACHE, VOLATILE, Member,
                            collision_pick, disputes, key_members)
-from .tune.verify import Elsewhere, verify_disk
+from .tune.diskstate import Elsewhere
+from .tune.verify import verify_disk
 
 
 def _model_id(d: Disk) -> Optional[str]:

@@ -38,7 +38,8 @@ def add_parser(sub, name: str) -> None:
 
 def run(args: argparse.Namespace, env: Env) -> int:
     from ..inventory.disks import take_inventory
-    from ..tune.verify import PROBLEMS, unverified, verify_all
+    from ..tune.diskstate import PROBLEMS
+    from ..tune.verify import unverified, verify_all
     site = env.recovered_site(args)
     inv = take_inventory(env.host)
     for note in site.platform.warnings():

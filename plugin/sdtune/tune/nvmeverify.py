@@ -46,7 +46,7 @@ from ..nvmeconf.model import APPLIED, NvmeEvaluation
 from ..nvmeconf.model import evaluate as nvme_evaluate
 from ..sdconf.parser import ConfFile
 from .nvmeplan import firmware_of, model_of, reported_with
-from .verify import DiskState, Elsewhere
+from .diskstate import DiskState, Elsewhere
 
 
 def _expected(conf: ConfFile, disk: Disk

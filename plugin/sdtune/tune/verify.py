@@ -44,60 +44,15 @@ never reports success for what it could not see.  Runs the inventory's
 commands through the host.
 """
 
-from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Dict, List, Mapping, Optional
 
 from ..host import Host
 from ..inventory.disks import Disk, Inventory, take_inventory
 from ..sdconf.match import Identity
 from ..sdconf.model import Evaluation, evaluate
 from ..sdconf.parser import ConfFile, parse_bytes
-
-
-@dataclass
-class Elsewhere:
-    """The other copies of sd.conf that matter for a disk: what the next
-    boot reads (text None: cannot be known, and why), and the copies the
-    kernel does not read."""
-
-    next_where: str = ""
-    next_conf: Optional[ConfFile] = None
-    next_unknown: str = ""
-    next_newer: bool = False
-    effective: str = ""
-    shadowed: List[Tuple[str, ConfFile]] = field(default_factory=list)
-
-    @classmethod
-    def of(cls, platform) -> "Elsewhere":
-        if platform is None:
-            return cls()
-        nb = platform.next_boot()
-        out = cls(nb.where, None, nb.reason, nb.newer, platform.effective)
-        if nb.text is not None:
-            out.next_conf = parse_bytes(nb.text)
-        elif not nb.reason:
-            out.next_unknown = "unknown"
-        for path in platform.shadowed_edits():
-            text = platform.read(path)
-            if text is not None:
-                out.shadowed.append((path, parse_bytes(text)))
-        return out
-
-    @property
-    def checks_reboot(self) -> bool:
-        return self.next_conf is not None or bool(self.next_unknown)
-
-
-STATES = ("applied", "pending reboot", "not matched", "ignored by sd",
-          "ignored by nvme", "not persistent", "shadowed", "not an sd disk",
-          "unknown")
-# The states verify exits 1 for: the operator must act.
-PROBLEMS = ("ignored by sd", "ignored by nvme", "not persistent",
-            "shadowed")
-
-# Inventory sources (Inventory.failed) without which no disk can be
-# verified: the kernel's values, and which disks there are.
-NEEDED = ("mdb ::sd_state", "device links")
+from .diskstate import NEEDED, DiskState, Elsewhere
+from .nvmeverify import verify_nvme_disk
 
 # sd.conf tunable -> the sd_lun member mdb shows it in (facts §3.4);
 # throttles are checked on un_saved_throttle, not un_throttle (§3.5).
@@ -108,18 +63,6 @@ FIELDS = {
     "disksort": "un_f_disksort_disabled",
     "physical-block-size": "un_phy_blocksize",
 }
-
-
-@dataclass
-class DiskState:
-    name: str
-    key: Optional[str]
-    state: str
-    details: List[str] = field(default_factory=list)
-
-    def to_json(self) -> dict:
-        return {"name": self.name, "key": self.key, "state": self.state,
-                "details": "; ".join(self.details)}
 
 
 def _unread(disk: Disk, failed: Mapping[str, str]) -> List[str]:
@@ -298,7 +241,6 @@ def verify_all(host: Host, conf_path: str, flavour: str,
 def nvme_checker(platform):
     """The verify of one NVMe namespace against the nvme.conf that
     `platform` (the nvme adapter) says the kernel reads."""
-    from .nvmeverify import verify_nvme_disk
     conf = parse_bytes(platform.base_text())
     elsewhere = Elsewhere.of(platform)
     return lambda disk: verify_nvme_disk(conf, disk, elsewhere)
