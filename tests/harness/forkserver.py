@@ -32,7 +32,9 @@ sdtuneserver.py runs it under `python -I -S`, where tests/ is not on the
 path.  Linux only (pidfd_open, SCM_RIGHTS); Python 3.9 or later.
 """
 
+import atexit
 import hashlib
+import io
 import os
 import select
 import shutil
@@ -40,6 +42,7 @@ import signal
 import socket
 import struct
 import subprocess
+import sys
 import tempfile
 from typing import Callable, Dict, List, NamedTuple, Optional
 
@@ -148,6 +151,27 @@ def take_request(request: Request) -> None:
     os.environ.update(request.env)
 
 
+def python_stdio() -> None:
+    """In the worker, after take_request(): sys.stdin, stdout and stderr
+    on descriptors 0, 1 and 2 as Python's start makes them (create_stdio:
+    buffered, newline "\\n", line-buffered on a terminal and always for
+    stderr), with the encoding and errors of the streams this server's
+    own start made, which are what the client's Python would have had."""
+    made = []
+    for fd, old in enumerate((sys.stdin, sys.stdout, sys.stderr)):
+        mode = "rb" if fd == 0 else "wb"
+        buf = io.open(fd, mode, -1, closefd=False)
+        raw = buf.raw
+        raw.name = ("<stdin>", "<stdout>", "<stderr>")[fd]
+        stream = io.TextIOWrapper(
+            buf, old.encoding, old.errors, "\n",
+            line_buffering=raw.isatty() or fd == 2, write_through=False)
+        stream.mode = mode[0]
+        made.append(stream)
+    sys.stdin, sys.stdout, sys.stderr = made
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = made
+
+
 class _Running:
     """One command: its client's connection and its worker."""
 
@@ -205,16 +229,15 @@ def _start(conn: socket.socket, listener: socket.socket,
         return None
     pid = os.fork()
     if pid == 0:
-        status = 1
         try:
             listener.close()
             conn.close()
             for other in running:
                 other.conn.close()
                 os.close(other.pidfd)
-            work(request)           # never returns
+            work(request)           # ends the worker itself
         finally:
-            os._exit(status)
+            os._exit(1)             # only when work() raised
     for fd in request.fds:
         os.close(fd)
     started = _Running(conn, pid)
@@ -328,3 +351,30 @@ class Server:
             if stream is not None and not stream.closed:
                 stream.close()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class PerProcess:
+    """A process's one server of a kind, started by ``start()`` on first
+    use, and again in a forked child or after it died; None when the
+    environment sets ``switch`` to 0 or it cannot start (its users then
+    run the command themselves, the slow way)."""
+
+    def __init__(self, switch: str, start: Callable[[], Server]) -> None:
+        self.switch = switch
+        self.start = start
+        self.server: Optional[Server] = None
+        self.pid: Optional[int] = None
+
+    def get(self) -> Optional[Server]:
+        if os.environ.get(self.switch) == "0":
+            return None
+        if self.server is None or self.pid != os.getpid() or \
+                not self.server.running():
+            try:
+                self.server = self.start()
+            except (OSError, RuntimeError, subprocess.SubprocessError):
+                self.server = None
+                return None
+            self.pid = os.getpid()
+            atexit.register(self.server.stop)
+        return self.server

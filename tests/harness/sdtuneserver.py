@@ -41,14 +41,13 @@ SDTUNE_SIM_SDTUNESERVER=0 in the environment turns it off.
 import atexit
 import importlib
 import importlib.machinery
-import io
 import os
+import pkgutil
 import shlex
 import signal
-import subprocess
 import sys
 import types
-from typing import List, Optional
+from typing import List
 
 if __name__ == "__main__":
     # Run by path under -I -S, where tests/ is not importable and no
@@ -75,33 +74,28 @@ LOCALE = "C"
 # ---------------------------------------------------------------- serving
 
 def preload(plugindir: str) -> None:
-    """Import every module of the package (not __main__, which runs)."""
+    """Import every module of the package (not __main__, which runs);
+    a module that cannot be imported stops the server from starting."""
+    def failed(name: str) -> None:
+        raise ImportError("cannot import %s" % name)
     sys.path.insert(0, plugindir)
     try:
-        top = os.path.join(plugindir, "sdtune")
-        for root, dirs, files in os.walk(top):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            for name in sorted(files):
-                if not name.endswith(".py") or name == "__main__.py":
-                    continue
-                words = os.path.relpath(os.path.join(root, name[:-3]),
-                                        plugindir).split(os.sep)
-                if words[-1] == "__init__":
-                    words.pop()
-                importlib.import_module(".".join(words))
+        package = importlib.import_module("sdtune")
+        for info in pkgutil.walk_packages(package.__path__, "sdtune.",
+                                          onerror=failed):
+            if info.name != "sdtune.__main__":
+                importlib.import_module(info.name)
     finally:
         sys.path.remove(plugindir)
 
 
 class Interpreter:
     """What this Python was at its start, for each worker to start
-    from: sys.path, and how it made its standard streams."""
+    from: the package it loaded and its sys.path."""
 
     def __init__(self, plugindir: str) -> None:
         self.plugindir = os.path.realpath(plugindir)
         self.path = list(sys.path)
-        self.streams = [(s.encoding, s.errors) for s in
-                        (sys.stdin, sys.stdout, sys.stderr)]
 
     def accept(self, request: forkserver.Request) -> bool:
         args = request.args
@@ -110,30 +104,11 @@ class Interpreter:
             os.path.realpath(args[len(FLAGS) + 1]) == self.plugindir and \
             request.env.get("LC_ALL") == LOCALE
 
-    def _stdio(self) -> None:
-        """sys.stdin, stdout and stderr as Python's start makes them
-        (create_stdio): buffered, newline "\\n", line-buffered on a
-        terminal and always for stderr."""
-        made = []
-        for fd, (encoding, errors) in enumerate(self.streams):
-            mode = "rb" if fd == 0 else "wb"
-            buf = io.open(fd, mode, -1, closefd=False)
-            raw = buf.raw
-            raw.name = ("<stdin>", "<stdout>", "<stderr>")[fd]
-            stream = io.TextIOWrapper(
-                buf, encoding, errors, "\n",
-                line_buffering=raw.isatty() or fd == 2,
-                write_through=False)
-            stream.mode = mode[0]
-            made.append(stream)
-        sys.stdin, sys.stdout, sys.stderr = made
-        sys.__stdin__, sys.__stdout__, sys.__stderr__ = made
-
     def work(self, request: forkserver.Request) -> None:
         """The worker: `python -I -S -B -c BOOTSTRAP ARG...`.  Never
         returns."""
         forkserver.take_request(request)
-        self._stdio()
+        forkserver.python_stdio()
         code = request.args[len(FLAGS)]
         sys.argv = ["-c"] + request.args[len(FLAGS) + 1:]
         sys.path[:] = self.path
@@ -200,28 +175,16 @@ def finish(status: int, interrupted: bool) -> int:
 
 # ---------------------------------------------------------------- starting
 
-_SERVER: Optional[forkserver.Server] = None
-_SERVER_PID: Optional[int] = None
 _WRAPPER = "python"
 
 
-def python(real: str = sys.executable) -> str:
+def python() -> str:
     """The Python for bin/sdtune (SDTUNE_PYTHON): this process's server,
-    started on first use, or ``real`` itself when it is turned off
+    started on first use, or this Python itself when it is turned off
     (SDTUNE_SIM_SDTUNESERVER=0) or cannot start."""
-    global _SERVER, _SERVER_PID
-    if os.environ.get("SDTUNE_SIM_SDTUNESERVER") == "0":
-        return real
-    if _SERVER is None or _SERVER_PID != os.getpid() or \
-            not _SERVER.running():
-        try:
-            _SERVER = _start(real)
-        except (OSError, RuntimeError, subprocess.SubprocessError):
-            _SERVER = None
-            return real
-        _SERVER_PID = os.getpid()
-        atexit.register(_SERVER.stop)
-    return os.path.join(_SERVER.dir, _WRAPPER)
+    server = _SERVER.get()
+    return sys.executable if server is None else \
+        os.path.join(server.dir, _WRAPPER)
 
 
 def _start(real: str) -> forkserver.Server:
@@ -237,6 +200,10 @@ def _start(real: str) -> forkserver.Server:
             shlex.quote(w) for w in server.runner(real)))
     os.chmod(wrapper, 0o755)
     return server
+
+
+_SERVER = forkserver.PerProcess("SDTUNE_SIM_SDTUNESERVER",
+                                lambda: _start(sys.executable))
 
 
 def main(argv: List[str]) -> None:

@@ -28,11 +28,8 @@ slower.  A process starts one server for its appliances
 environment turns it off.
 """
 
-import atexit
 import importlib
-import io
 import os
-import subprocess
 import sys
 import traceback
 from typing import Optional
@@ -61,9 +58,7 @@ def _work(request: forkserver.Request) -> None:
     status = 1
     try:
         forkserver.take_request(request)
-        sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False))
-        sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False))
-        sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False))
+        forkserver.python_stdio()
         try:
             status = fakecmd.main(request.args[1:])
         except SystemExit as e:
@@ -80,29 +75,16 @@ def _work(request: forkserver.Request) -> None:
         os._exit(status & 0xFF)
 
 
-_SERVER: Optional[forkserver.Server] = None
-_SERVER_PID: Optional[int] = None
+_SERVER = forkserver.PerProcess(
+    "SDTUNE_SIM_CMDSERVER", lambda: forkserver.Server(
+        [sys.executable, "-m", "tests.sim.cmdserver"], cwd=REPO))
 
 
 def ensure_started() -> Optional[forkserver.Server]:
     """This process's server, started on first use; None when turned off
     (SDTUNE_SIM_CMDSERVER=0) or when it cannot start (the wrappers then
     run the script)."""
-    global _SERVER, _SERVER_PID
-    if os.environ.get("SDTUNE_SIM_CMDSERVER") == "0":
-        return None
-    if _SERVER is not None and _SERVER_PID == os.getpid() and \
-            _SERVER.running():
-        return _SERVER
-    try:
-        _SERVER = forkserver.Server(
-            [sys.executable, "-m", "tests.sim.cmdserver"], cwd=REPO)
-    except (OSError, RuntimeError, subprocess.SubprocessError):
-        _SERVER = None
-        return None
-    _SERVER_PID = os.getpid()
-    atexit.register(_SERVER.stop)
-    return _SERVER
+    return _SERVER.get()
 
 
 if __name__ == "__main__":
