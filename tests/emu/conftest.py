@@ -9,15 +9,20 @@
 drives and always stops them; `cpu_hogs` is drive.cpu_hogs (n busy
 processes, killed by PID).  Every drive a test made is recorded in
 CREATED (PIDs, temp dir) so that a later test can prove nothing of it
-survived.  Runs nbdkit, nbdfuse and fusermount3 through drive.py."""
+survived; MOUNTED_BEFORE is what emulated-drive mounts already
+existed when the run began (left by another run that was killed, or
+running beside this one), which are not this run's to answer for.
+Runs nbdkit, nbdfuse and fusermount3 through drive.py."""
 
 from typing import Callable, Iterator, List, Tuple
 
 import pytest
 
-from .drive import EmulatedDrive, cpu_hogs as _cpu_hogs, leftovers
+from .drive import EmulatedDrive, cpu_hogs as _cpu_hogs, emulator_mounts, \
+    leftovers
 
 CREATED: List[Tuple[List[int], str]] = []
+MOUNTED_BEFORE = frozenset(emulator_mounts())
 
 
 @pytest.fixture

@@ -240,6 +240,21 @@ def _mounted(path: str) -> bool:
     return False
 
 
+def emulator_mounts() -> List[str]:
+    """Mount points of emulated drives (a temp dir named sdemu-*) that
+    this mount namespace holds now, whoever made them."""
+    found = []
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) > 4 and "/sdemu-" in parts[4]:
+                    found.append(parts[4].replace("\\040", " "))
+    except OSError:
+        pass
+    return found
+
+
 def _alive(pid: int) -> bool:
     """True while pid exists and is not a zombie."""
     try:
