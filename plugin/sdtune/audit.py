@@ -20,10 +20,11 @@ apart by their full ATA model.  Disks sd does not attach (NVMe: blkdev)
 have no key; their certification is found by serial, their vdevs are
 checked like any other, idle namespaces of a member's model are weighed
 as replacements, and what blkdev reports is checked against nvme.conf
-(SDT-4003, SDT-4004, SDT-6005; tune/nvmeverify.py).
+(SDT-4003, SDT-4004, SDT-6005; drivers/nvme/verify.py).
 
 A pair is checked for every model and certified serial its key covers
-(tune.members.key_members): one value for models that disagree (SDT-3006),
+(drivers/sd/keys.py key_members): one value for models that disagree
+(SDT-3006),
 cache-nonvolatile:true over a volatile cache, measured or listed
 (SDT-5002, including a vendor's data-at-rest-only protection), or with
 no evidence of a non-volatile one (SDT-5001).
@@ -48,7 +49,7 @@ the text of the findings.
 """
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from .records.group import latest_by_serial
 from .records.record import CONFIDENT, CertRecord
@@ -56,25 +57,44 @@ from .errors import EXIT_FAILED, EXIT_OK, EXIT_PROBLEMS
 from .findings import SEVERITY_ORDER, Finding, is_problem, make
 from .inventory.disks import Disk, Inventory
 from .knowndrives import KnownDrive, lookup
-from .nvmeconf.lint import lint as nvme_lint
 from .sdconf.lint import lint
 from .sdconf.match import Identity, key_matches
 from .sdconf.model import config_list, pair_alone
 from .sdconf.parser import ConfFile
-from .tune.members import (NV, UNKNOWN_CACHE, VOLATILE, Member,
-                           collision_pick, disputes, key_members)
-from .tune.diskstate import Elsewhere
-from .tune.verify import verify_disk
+from .drivers import DEFAULT, DRIVERS, for_disk
+from .drivers.diskstate import DiskState, Elsewhere
+from .drivers.sd.keys import (NV, UNKNOWN_CACHE, VOLATILE, Member,
+                              collision_pick, disputes, key_members)
+
+
+# Driver -> verify state -> the finding it raises (check_kernel), and
+# the finding of a shadowed copy of the driver's .conf (check_platform).
+KERNEL_FINDINGS = {
+    "sd": {"pending reboot": "SDT-4001", "ignored by sd": "SDT-4002",
+           "not persistent": "SDT-6003"},
+    "nvme": {"pending reboot": "SDT-4003", "ignored by nvme": "SDT-4004",
+             "not persistent": "SDT-6005"},
+}
+SHADOWED_FINDING = {"sd": "SDT-6001", "nvme": "SDT-6007"}
+# How to take back a physical block size too large for a pool's ashift,
+# by the driver whose .conf set it (SDT-1003).
+UNDO_BLOCK_SIZE = {
+    "sd": "'sdtune sdconf unset /kernel/drv/sd.conf KEY "
+          "physical-block-size'",
+    "nvme": "remove min-phys-block-size from the model's "
+            "nvme-config-list triplet in /kernel/drv/nvme.conf",
+}
 
 
 def _model_id(d: Disk) -> Optional[str]:
     """What makes two disks the same model for replacement: the sd key,
-    or an NVMe namespace's controller model (no key: not under sd)."""
+    or another driver's key (an NVMe namespace's controller model),
+    named with the driver."""
     if d.key:
         return d.key
-    if d.nvme is not None and d.model:
-        return "nvme:" + d.model.rstrip()
-    return None
+    driver = for_disk(d)
+    key = driver.key_of(d) if driver is not None else None
+    return "%s:%s" % (driver.name, key) if key else None
 
 
 # lint codes whose finding is "the kernel ignores a tunable"
@@ -152,13 +172,19 @@ class Auditor:
         # nvme.conf the kernel reads (parsed) and its platform adapter:
         # its lint and its shadowed copies; None: not checked.
         self.nvme_conf, self.nvme_platform = nvme_conf, nvme_platform
-        # Disk -> its verify state against nvme.conf (tune/verify.py
-        # nvme_checker), for NVMe namespaces; None: not checked.
-        self.nvme_check = nvme_check
         # The platform adapter (platform/): the next boot's sd.conf and
         # the shadowed copies; None checks the effective file alone.
         self.platform = platform
         self.elsewhere = Elsewhere.of(platform) if platform else None
+        # Driver -> the verify of one of its disks (tune/verify.py
+        # checker): sd's against sd.conf, nvme's (`nvme_check`) against
+        # nvme.conf when given; a disk of a driver not here is not
+        # checked.
+        self.checks: Dict[str, Callable[[Disk], DiskState]] = {
+            DEFAULT.name: lambda d: DEFAULT.verify_disk(
+                conf, d, flavour, inv.failed, self.elsewhere)}
+        if nvme_check is not None:
+            self.checks["nvme"] = nvme_check
         self.flavour = flavour
         self.table = table
         self.space_matters = space_matters
@@ -173,9 +199,10 @@ class Auditor:
                 # (NVMe): found by its serial alone.
                 self.by_serial[(rec.key or "", rec.unit_serial)] = rec
         self.records = latest_by_serial(recs)
-        self.nvme_records = sorted((r for r in recs if not r.key and
-                                    r.driver not in (None, "sd")),
-                                   key=lambda r: r.time)
+        # Records of disks keyed by model, not by an sd key (NVMe).
+        self.model_records = sorted((r for r in recs if not r.key and
+                                     r.driver not in (None, DEFAULT.name)),
+                                    key=lambda r: r.time)
         self.known: Dict[str, List[KnownDrive]] = {}
         for d in inv.disks:
             ident = _identity(d)
@@ -188,7 +215,7 @@ class Auditor:
         key_members over the sd disks with that key)."""
         if key not in self._members:
             disks = [d for d in self.inv.disks
-                     if d.key == key and d.driver == "sd"]
+                     if d.key == key and DEFAULT.attaches(d)]
             self._members[key] = key_members(key, disks,
                                              self.records.get(key, []),
                                              self.table)
@@ -200,12 +227,13 @@ class Auditor:
         under the key) the key's latest; for an NVMe namespace, its own
         serial's, else its model's latest."""
         own = self.by_serial.get((d.key or "", (d.serial or "").strip()))
-        if own is None and not d.key and d.nvme and \
-                d.model:
-            # An NVMe namespace: the latest certification of its model
-            # (records outside sd name the model, there is no key).
-            model = d.model.rstrip()
-            recs = [r for r in self.nvme_records
+        driver = for_disk(d) if own is None and not d.key else None
+        model = driver.key_of(d) if driver is not None else None
+        if model:
+            # A disk keyed by its model (an NVMe namespace): the latest
+            # certification of its model (records outside sd name the
+            # model, there is no key).
+            recs = [r for r in self.model_records
                     if (r.model or "").rstrip() == model]
             return recs[-1] if recs else None
         if own is not None or not d.key:
@@ -287,11 +315,8 @@ class Auditor:
                 seen.add(d.name)
                 pbs = d.physical_block_bytes or 512
                 if pbs > (1 << low.ashift):
-                    nvme = not d.key and d.nvme
-                    undo = "remove min-phys-block-size from the model's " \
-                        "nvme-config-list triplet in /kernel/drv/nvme.conf" \
-                        if nvme else "'sdtune sdconf unset " \
-                        "/kernel/drv/sd.conf KEY physical-block-size'"
+                    driver = for_disk(d) if not d.key else DEFAULT
+                    undo = UNDO_BLOCK_SIZE[(driver or DEFAULT).name]
                     self.add("SDT-1003", d.name, disk=d.name, undo=undo,
                              key=d.key or "NVMe %s" % (d.model or "?"),
                              native=pbs, pool=pool, ashift=low.ashift,
@@ -452,34 +477,16 @@ class Auditor:
             # A disk whose values could not be read ("unknown") is
             # reported with its source (inventory_messages), not as a
             # finding.
-            if self.nvme_check is not None and \
-                    d.nvme is not None:
-                self.check_nvme(d)
-                continue
-            state = verify_disk(self.conf, d, self.flavour, self.inv.failed,
-                                self.elsewhere)
-            detail = "; ".join(state.details)
-            if state.state == "pending reboot":
-                self.add("SDT-4001", d.name, disk=d.name, detail=detail)
-            elif state.state == "ignored by sd":
-                self.add("SDT-4002", d.name, disk=d.name, detail=detail)
-            elif state.state == "not persistent":
-                self.add("SDT-6003", d.name, disk=d.name, detail=detail)
+            driver = for_disk(d)
+            if driver is None or driver.name not in self.checks:
+                continue    # no .conf checked here reaches it
+            state = self.checks[driver.name](d)
+            finding = KERNEL_FINDINGS[driver.name].get(state.state)
+            if finding is not None:
+                self.add(finding, d.name, disk=d.name,
+                         detail="; ".join(state.details))
             elif state.state == "shadowed":
-                self.shadowed_disks.append(d.name)
-
-    def check_nvme(self, d: Disk) -> None:
-        """An NVMe namespace against nvme.conf (tune/nvmeverify.py)."""
-        state = self.nvme_check(d)
-        detail = "; ".join(state.details)
-        if state.state == "pending reboot":
-            self.add("SDT-4003", d.name, disk=d.name, detail=detail)
-        elif state.state == "ignored by nvme":
-            self.add("SDT-4004", d.name, disk=d.name, detail=detail)
-        elif state.state == "not persistent":
-            self.add("SDT-6005", d.name, disk=d.name, detail=detail)
-        elif state.state == "shadowed":
-            self.nvme_shadowed_disks.append(d.name)
+                self.shadowed_disks[driver.name].append(d.name)
 
     def check_nvmeconf(self) -> None:
         """nvme.conf's lint, as sd.conf's: what the driver ignores or
@@ -493,7 +500,8 @@ class Auditor:
             return "SDT-3007" if code.startswith("NVME-") or \
                 code in IGNORED_CODES else None
         self._lint_findings(self.nvme_conf, self.nvme_platform.effective,
-                            nvme_lint(self.nvme_conf), finding_of)
+                            DRIVERS["nvme"].lint(self.nvme_conf,
+                                                 self.flavour), finding_of)
 
     def check_platform(self) -> None:
         """Copies of sd.conf that change nothing, and a boot environment
@@ -502,20 +510,20 @@ class Auditor:
             return
         effective = self.platform.effective
         for path in self.platform.shadowed_edits():
-            disks = "" if not self.shadowed_disks else \
+            disks = "" if not self.shadowed_disks["sd"] else \
                 " (it asks for other values for %s)" % ", ".join(
-                    self.shadowed_disks)
-            self.add("SDT-6001", path, path=path, effective=effective,
-                     disks=disks)
+                    self.shadowed_disks["sd"])
+            self.add(SHADOWED_FINDING["sd"], path, path=path,
+                     effective=effective, disks=disks)
         for path in self.platform.copies.ignored:
             self.add("SDT-6002", path, path=path, effective=effective)
         if self.nvme_platform is not None:
             nvme_effective = self.nvme_platform.effective
             for path in self.nvme_platform.shadowed_edits():
-                disks = "" if not self.nvme_shadowed_disks else \
+                disks = "" if not self.shadowed_disks["nvme"] else \
                     " (it asks for other values for %s)" % ", ".join(
-                        self.nvme_shadowed_disks)
-                self.add("SDT-6007", path, path=path,
+                        self.shadowed_disks["nvme"])
+                self.add(SHADOWED_FINDING["nvme"], path, path=path,
                          effective=nvme_effective, disks=disks)
         for c in self.platform.boot_module_conflicts():
             self.add("SDT-6006", "%s %s" % (c.loader, c.module),
@@ -534,8 +542,10 @@ class Auditor:
         self.check_certification()
         self.check_sdconf()
         self.check_nvmeconf()
-        self.shadowed_disks: List[str] = []
-        self.nvme_shadowed_disks: List[str] = []
+        # Driver -> its disks a shadowed copy of its .conf asks other
+        # values for.
+        self.shadowed_disks: Dict[str, List[str]] = {
+            name: [] for name in DRIVERS}
         self.check_kernel()
         self.check_platform()
         self.findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.id,

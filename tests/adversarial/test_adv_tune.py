@@ -623,7 +623,7 @@ def test_T12_ctrl_d_at_the_prompt_changes_nothing(tmp_path):
     import io
     from sdtune.commands.base import Env, tune_site
     from sdtune.commands.tune import apply
-    from sdtune.tune.plan import Overrides
+    from sdtune.drivers.planning import Overrides
     from sdtune.config import load_config, commands_for
     from sdtune.host import RealHost
     cfg = load_config(RealHost(), app.config)

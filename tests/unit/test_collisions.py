@@ -21,7 +21,8 @@ from sdtune.inventory.disks import Disk, Inventory, SdValues
 from sdtune.inventory.zdb import TopVdev
 from sdtune.knowndrives import parse_table
 from sdtune.sdconf.parser import parse
-from sdtune.tune.plan import Overrides, make_plan, render_plan
+from sdtune.drivers.planning import Overrides
+from sdtune.tune.plan import make_plan, render_plan
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 KEY = "ATA     INTEL SSDSC2KB48"

@@ -28,7 +28,7 @@ from sdtune.commands.disks import COLUMNS as DISKS_COLUMNS
 from sdtune.findings import CATALOGUE
 from sdtune.commands.tune import HISTORY_COLUMNS
 from sdtune.commands.verify import COLUMNS as VERIFY_COLUMNS
-from sdtune.tune.diskstate import STATES
+from sdtune.drivers.diskstate import STATES
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PAGE8 = os.path.join(REPO, "conf", "sdtune.8")

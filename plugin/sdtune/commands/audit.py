@@ -26,7 +26,9 @@ def add_parser(sub, name: str) -> None:
 def run(args: argparse.Namespace, env: Env) -> int:
     from ..audit import (Auditor, exit_status, inventory_messages, render,
                          shown, silenced, unreadable)
+    from ..drivers import DRIVERS
     from ..records import storage
+    from ..tune.verify import checker
     from ..inventory.disks import take_inventory
     from ..knowndrives import load_table
     from ..report import to_json
@@ -45,9 +47,9 @@ def run(args: argparse.Namespace, env: Env) -> int:
         env.err.write("sdtune: warning: %s\n" % problem)
     nvme_platform = site.for_driver("nvme").platform
     nvme_check = None
-    if any(d.nvme for d in inv.disks):
-        from ..tune.verify import nvme_checker
-        nvme_check = nvme_checker(nvme_platform)
+    nvme = DRIVERS["nvme"]
+    if any(nvme.attaches(d) for d in inv.disks):
+        nvme_check = checker(nvme, nvme_platform, site.flavour)
     # nvme.conf is checked where there is one, NVMe namespace or not.
     nvme_text = nvme_platform.read(nvme_platform.effective)
     auditor = Auditor(inv, conf, site.conf_path, recs,

@@ -15,16 +15,15 @@ import argparse
 import json
 from typing import Callable, List, Optional, TextIO
 
-from ..errors import (EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, SdtuneError,
-                      UsageError)
+from ..drivers import DRIVERS, for_file
+from ..errors import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, SdtuneError
 from ..host import Host
-from ..nvmeconf import actions as nvme_actions
 from ..report import change_json, to_json
 from ..sdconf import actions
 from ..sdconf.edit import NothingToUnset, unified_diff
-from ..sdconf.lint import format_diagnostic, is_problem, lint
+from ..sdconf.lint import format_diagnostic, is_problem
 from ..sdconf.parser import ConfFile, parse
-from ..sdconf.tunables import FLAVOURS, TUNABLE_BY_NAME
+from ..sdconf.tunables import FLAVOURS
 from .base import Env, json_output
 
 COMMANDS = ("sdconf",)
@@ -99,43 +98,18 @@ def extra_words(args: argparse.Namespace, extra: List[str]) -> bool:
 
 
 def driver_of(args: argparse.Namespace, path: str) -> str:
-    """The rules a file is read by: --driver, else nvme for a file named
-    nvme.conf, else sd."""
+    """The rules a file is read by: --driver, else those of the driver
+    whose .conf has the file's name (nvme for nvme.conf), else sd."""
     if args.driver:
         return args.driver
-    return "nvme" if nvme_actions.is_nvme_conf(path) else "sd"
-
-
-def _looks_like_key(action: str, word: str) -> bool:
-    """Whether a word after FILE is a KEY rather than a setting/name."""
-    if action == "set":
-        return "=" not in word and ":" not in word
-    return word.lower() not in TUNABLE_BY_NAME
+    return for_file(path).name
 
 
 def _split_key(args: argparse.Namespace) -> List[str]:
     """Separate KEY from the rest of the words unless --vid/--pid give it
     (nvme.conf: the model is the first word)."""
-    words = list(args.words)
-    if args.driver == "nvme":
-        if args.vid is not None or args.pid is not None:
-            raise UsageError(args.action + " tunables in", args.file,
-                             "--vid and --pid are sd's INQUIRY ids; "
-                             "nvme.conf is keyed by the controller's model")
-        if not words or not words[0].strip():
-            raise UsageError(args.action + " tunables in", args.file,
-                             "no model given")
-        args.key = words.pop(0)
-        return words
-    if args.vid is None and args.pid is None:
-        key = words.pop(0) if words else None
-    elif words and _looks_like_key(args.action, words[0]):
-        # KEY given as well: let resolve_key() say it is one or the other.
-        key = words.pop(0)
-    else:
-        key = None
-    args.key = actions.resolve_key(args.action, args.file, key, args.vid,
-                                   args.pid)
+    args.key, words = DRIVERS[args.driver].split_key(
+        args.action, args.file, list(args.words), args.vid, args.pid)
     return words
 
 
@@ -184,13 +158,8 @@ def check(host: Host, path: str, flavour: str, out: TextIO,
     on problems.  nvme.conf (by `driver`, else by the file's name) is
     checked against the nvme driver's rules (nvmeconf/lint.py)."""
     conf = read_conf(host, path)
-    if driver is None:
-        driver = "nvme" if path.rsplit("/", 1)[-1] == "nvme.conf" else "sd"
-    if driver == "nvme":
-        from ..nvmeconf.lint import lint as nvme_lint
-        diags = nvme_lint(conf)
-    else:
-        diags = lint(conf, flavour)
+    rules = DRIVERS[driver] if driver else for_file(path)
+    diags = rules.lint(conf, flavour)
     if as_json:
         rows = []
         for d in diags:
@@ -212,12 +181,9 @@ def show(host: Host, path: str, flavour: str, out: TextIO,
     for nvme.conf (`driver` nvme) the driver-wide settings and the
     triplets, and what nvme makes of them."""
     conf = read_conf(host, path)
-    if driver == "nvme":
-        report = nvme_actions.show_report(conf, path)
-        text = nvme_actions.render_show(report)
-    else:
-        report = actions.show_report(conf, path, flavour)
-        text = actions.render_show(report)
+    rules = DRIVERS[driver]
+    report = rules.show_report(conf, path, flavour)
+    text = rules.render_show(report)
     if as_json:
         json.dump(report, out, indent=2)
         out.write("\n")
@@ -245,11 +211,8 @@ def set_(host: Host, path: str, key: str, settings: List[str],
     `commit` when given); with `as_json` print the change document
     instead (_write)."""
     old = host.read_bytes(path).decode("latin-1")
-    if driver == "nvme":
-        edit = nvme_actions.set_edit(old, path, key, settings)
-    else:
-        edit = actions.set_edit(old, path, key, settings, flavour,
-                                any_length_key)
+    edit = DRIVERS[driver].set_edit(old, path, key, settings, flavour,
+                                    any_length_key)
     return _write(host, path, old, edit, write, out, err, commit,
                   as_json=as_json, preview=preview, key=key, driver=driver)
 
@@ -264,10 +227,7 @@ def unset(host: Host, path: str, key: str, names: List[str], flavour: str,
     changed false, exit 0 (a note on `err` says what was not there)."""
     old = host.read_bytes(path).decode("latin-1")
     try:
-        if driver == "nvme":
-            edit = nvme_actions.unset_edit(old, path, key, names)
-        else:
-            edit = actions.unset_edit(old, path, key, names, flavour)
+        edit = DRIVERS[driver].unset_edit(old, path, key, names, flavour)
     except SdtuneError as e:
         if not as_json or not isinstance(e.__cause__, NothingToUnset):
             raise

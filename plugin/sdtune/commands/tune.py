@@ -98,7 +98,7 @@ def add_parser(sub, name: str) -> None:
 
 
 def run(args: argparse.Namespace, env: Env) -> int:
-    from ..tune.plan import Overrides
+    from ..drivers.planning import Overrides
     if args.command == "history":
         # Read-only whatever state the journal is in: it is the tool for
         # looking at an interrupted change, so it recovers nothing.
@@ -279,15 +279,11 @@ def reboot_required(steps: Sequence[str],
         return True
     if verify is not None:
         return any(d.get("state") == "pending reboot" for d in verify)
+    from ..drivers import DRIVERS
     from ..sdconf.parser import parse_bytes
-    conf = parse_bytes(new)
-    if driver == "nvme":
-        from ..tune.nvmeverify import verify_nvme_disk
-        return any(verify_nvme_disk(conf, disk).state == "pending reboot"
-                   for disk in disks if disk.nvme)
-    from ..tune.verify import verify_disk
-    return any(verify_disk(conf, disk, flavour).state == "pending reboot"
-               for disk in disks)
+    conf, rules = parse_bytes(new), DRIVERS[driver]
+    return any(rules.verify_disk(conf, disk, flavour).state ==
+               "pending reboot" for disk in disks if rules.attaches(disk))
 
 
 def _sha(data: Optional[bytes]) -> Optional[str]:

@@ -7,7 +7,7 @@
 
 """`sdtune verify`: what the kernel really uses, disk by disk, and
 whether it survives the next boot (the states are tune/verify.py's).
-NVMe namespaces are checked against nvme.conf (tune/nvmeverify.py).
+NVMe namespaces are checked against nvme.conf (drivers/nvme/verify.py).
 Exit 1 when any disk is "ignored by sd", "ignored by nvme", "not
 persistent" or "shadowed";
 4, with a stderr line naming the disks, when any is "unknown" or the
@@ -38,16 +38,13 @@ def add_parser(sub, name: str) -> None:
 
 def run(args: argparse.Namespace, env: Env) -> int:
     from ..inventory.disks import take_inventory
-    from ..tune.diskstate import PROBLEMS
+    from ..drivers.diskstate import PROBLEMS
     from ..tune.verify import unverified, verify_all
     site = env.recovered_site(args)
     inv = take_inventory(env.host)
     for note in site.platform.warnings():
         env.err.write("sdtune: warning: %s\n" % note)
-    nvme = site.for_driver("nvme")
-    states = verify_all(env.host, site.conf_path, site.flavour, inv,
-                        platform=site.platform,
-                        nvme_platform=lambda: nvme.platform)
+    states = verify_all(env.host, site.flavour, site.verify_sources(), inv)
     problems = unverified(inv, states)
     if args.output == "json":
         env.out.write(to_json({"disks": [s.to_json() for s in states]}))

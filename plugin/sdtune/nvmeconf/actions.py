@@ -178,9 +178,3 @@ def unset_edit(old: str, path: str, model: str, names: List[str]) -> Edit:
         raise RefusedError("unset tunables in", path, str(e)) from e
     return Edit(new, ['"%s" %s' % (model, "unset " + ", ".join(names)
                                    if names else "removed")], [])
-
-
-def is_nvme_conf(path: str) -> bool:
-    """Whether a file is an nvme.conf by its name (the default of
-    --driver)."""
-    return path.rsplit("/", 1)[-1] == "nvme.conf"

@@ -17,9 +17,10 @@ compared, the latest one of each serial: an imported record has no
 drive behind it, and one without a serial might be a unit already
 counted.  A key's units are compared only when there are at least
 MIN_UNITS of them and a strict majority of the conclusive verdicts
-agree; with two units, or no majority, nobody is an outlier (tune/members.py
-holds back what two units disagree on).  An inconclusive verdict never
-makes a unit suspect and never counts toward a majority.
+agree; with two units, or no majority, nobody is an outlier
+(drivers/sd/keys.py holds back what two units disagree on).  An
+inconclusive verdict never makes a unit suspect and never counts toward
+a majority.
 
 Pure: no I/O, no printing.
 """

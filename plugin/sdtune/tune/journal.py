@@ -30,6 +30,7 @@ import re
 from dataclasses import asdict, dataclass, field, fields
 from typing import Dict, List, Optional, Tuple
 
+from ..drivers import DEFAULT, DRIVERS, NAMES
 from ..errors import SdtuneError
 from ..host import Host
 from ..host.wire import is_time
@@ -112,7 +113,7 @@ class Entry:
     handoff: Optional[Dict[str, str]] = None
     # The driver whose .conf the entry changed (conf_path above holds
     # its path, whatever the driver): entries from before NVMe are sd's.
-    driver: str = "sd"
+    driver: str = DEFAULT.name
 
     def file_records(self) -> List[FileRecord]:
         if self.files:
@@ -169,9 +170,9 @@ class Entry:
                 isinstance(handoff, dict) and
                 all(isinstance(v, str) for v in handoff.values())):
             raise ValueError("field 'handoff' is not a boot module")
-        if doc.get("driver", "sd") not in DRIVERS:
+        if doc.get("driver", DEFAULT.name) not in DRIVERS:
             raise ValueError("field 'driver' is not one of %s"
-                             % ", ".join(DRIVERS))
+                             % ", ".join(NAMES))
         doc = dict(doc, files=[FileRecord.from_json(x)
                                for x in doc.get("files", [])])
         return cls(**{_FIELD_NAMES.get(k, k): v for k, v in doc.items()})
@@ -192,8 +193,6 @@ _FIELD_TYPES: Dict[str, Tuple[type, ...]] = {
     "files": (list,), "steps": (list,), "bootadm": (dict,),
     "platform": (dict,), "handoff": (dict, type(None)), "driver": (str,),
 }
-# The drivers whose .conf a transaction can change.
-DRIVERS = ("sd", "nvme")
 _ID = re.compile(r"^[0-9]{6}$")
 
 

@@ -13,8 +13,10 @@ nothing: what an operator should hear comes back as text.
 """
 
 from dataclasses import dataclass, field, replace
-from typing import List, NamedTuple, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
+from ..drivers import DEFAULT, DRIVERS
+from ..drivers.planning import Overrides
 from ..records import storage
 from ..errors import LockedError, RefusedError, SdtuneError, UsageError
 from ..host import Host
@@ -24,9 +26,9 @@ from ..platform import (FileChange, Persistence, Platform, PlatformInfo,
                         platform_for)
 from ..sdconf.edit import unified_diff
 from .journal import OPEN_STATES, Entry, Journal, sha256
-from .plan import Overrides, Plan, load_plan, make_plan, recheck_saved
+from .plan import Plan, load_plan, make_plan, recheck_saved
 from .transaction import Transaction
-from .verify import verify_all
+from .verify import Source, verify_all
 
 
 @dataclass
@@ -47,19 +49,19 @@ class TuneSite:
     boot_media: Optional[str] = None
     # The driver whose .conf plan, apply and rollback change: sd, or
     # nvme (nvme.conf beside the configured sd.conf).
-    driver: str = "sd"
+    driver: str = DEFAULT.name
     _platform: Optional[Platform] = field(default=None, repr=False)
     # What detect() found, shared by the sites of every driver.
     _info: Optional[PlatformInfo] = field(default=None, repr=False)
 
     @property
     def configured_conf(self) -> str:
-        """The configured path of the driver's .conf: nvme.conf lives in
-        the directory of the configured sd.conf."""
-        if self.driver == "sd":
+        """The configured path of the driver's .conf: the configuration
+        names sd.conf's; every other driver's lives in its directory."""
+        if self.driver == DEFAULT.name:
             return self.configured_sd_conf
-        return "%s/%s.conf" % (self.configured_sd_conf.rsplit("/", 1)[0],
-                               self.driver)
+        return "%s/%s" % (self.configured_sd_conf.rsplit("/", 1)[0],
+                          DRIVERS[self.driver].conf_name)
 
     @property
     def platform(self) -> Platform:
@@ -92,11 +94,18 @@ class TuneSite:
         def verify() -> List[dict]:
             # Every disk, whichever driver's file the change was: what
             # the kernel uses is one picture.
-            sd, nvme = self.for_driver("sd"), self.for_driver("nvme")
             return [s.to_json() for s in verify_all(
-                self.host, sd.conf_path, self.flavour, platform=sd.platform,
-                nvme_platform=lambda: nvme.platform)]
+                self.host, self.flavour, self.verify_sources())]
         return verify
+
+    def verify_sources(self) -> Dict[str, Source]:
+        """What verify checks each driver's disks against: sd.conf's
+        platform, read at once (verify needs it whatever disks there
+        are), and every other driver's, made when one of its disks is
+        found."""
+        sites = {name: self.for_driver(name) for name in DRIVERS}
+        return {name: sites[name].platform if name == DEFAULT.name else
+                _later(sites[name]) for name in DRIVERS}
 
     def journal(self) -> Journal:
         return Journal(self.host, self.state_dir)
@@ -175,6 +184,11 @@ def open_change(site: TuneSite) -> str:
             % (e.id, e.action, where))
 
 
+def _later(site: "TuneSite") -> Source:
+    """The site's platform, made when asked for."""
+    return lambda: site.platform
+
+
 def build_plan(site: TuneSite, overrides: Overrides
                ) -> Tuple[Plan, Inventory, str]:
     """The plan made now, the inventory it rests on, and the sd.conf text
@@ -185,13 +199,11 @@ def build_plan(site: TuneSite, overrides: Overrides
     inv = take_inventory(host)
     recs, problems = storage.load_checked(host, site.state_dir)
     inv.notes.extend(problems)
-    if site.driver == "nvme":
-        from .nvmeplan import make_nvme_plan
-        return make_nvme_plan(text, site.conf_path, inv, recs, overrides,
-                              host.now()), inv, text
-    table = load_table(host, site.known_drives)
+    driver = DRIVERS[site.driver]
+    table = load_table(host, site.known_drives) \
+        if driver.reads_known_drives else []
     return make_plan(text, site.conf_path, site.flavour, inv, recs, table,
-                     overrides, host.now()), inv, text
+                     overrides, host.now(), site.driver), inv, text
 
 
 class ToApply(NamedTuple):
@@ -235,7 +247,8 @@ def plan_to_apply(site: TuneSite, plan_path: Optional[str],
 def apply_summary(plan: Plan) -> List[str]:
     """The journal's one line per key (an NVMe plan's: per model):
     `KEY name:value, ...`."""
-    return ["%s %s" % (c.key if plan.driver == "sd" else '"%s"' % c.key,
+    driver = DRIVERS[plan.driver]
+    return ["%s %s" % (driver.key_label(c.key),
                        ", ".join("%s:%s" % kv for kv in c.set.items()))
             for c in plan.changes]
 

@@ -47,11 +47,11 @@ the rest old, means it happened and is completed from the saved copies
 import contextlib
 from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
+from ..drivers import DEFAULT, DRIVERS
 from ..errors import RefusedError, SdtuneError
 from ..host import Host
 from ..platform import FileChange, Persistence, Platform
 from ..platform.base import STEP_ORDER
-from ..sdconf.lint import lint
 from ..sdconf.parser import Diagnostic, parse_bytes
 from .journal import OPEN_STATES, Entry, FileRecord, Journal, sha256
 
@@ -59,15 +59,12 @@ VerifyFn = Callable[[], List[dict]]
 
 
 def _lint(data: bytes, flavour: str, driver: str) -> List[Diagnostic]:
-    """The lint of `driver`'s .conf: sd.conf's rules, or nvme.conf's."""
-    if driver == "nvme":
-        from ..nvmeconf.lint import lint as nvme_lint
-        return nvme_lint(parse_bytes(data))
-    return lint(parse_bytes(data), flavour)
+    """The lint of `driver`'s .conf, by that driver's rules."""
+    return DRIVERS[driver].lint(parse_bytes(data), flavour)
 
 
 def new_errors(old: bytes, new: bytes, flavour: str,
-               driver: str = "sd") -> List[Diagnostic]:
+               driver: str = DEFAULT.name) -> List[Diagnostic]:
     """Lint errors of the new text that the old one does not have: a
     change must not add what the kernel would ignore, but an operator's
     existing mistake must not block every other change."""

@@ -5,11 +5,14 @@
 #
 # Copyright 2026 the sdtune authors.
 
-"""`sdtune verify`: does the kernel use what sd.conf says, disk by disk?
+"""`sdtune verify`: does the kernel use what its driver.conf says, disk
+by disk?
 
-For each disk, the sd.conf evaluation (the same sd model `sdconf show`
-uses) gives the values sd.conf asks for; mdb gives the values the kernel
-uses.  States:
+Each disk is verified by the driver whose .conf reaches it
+(drivers.for_disk): sd against sd.conf (drivers/sd/verify.py: the sd.conf
+evaluation against the values mdb shows in sd_lun), nvme against
+nvme.conf (drivers/nvme/verify.py: against what blkdev reports).
+States:
 
   applied         every value sd.conf sets is in use
   pending reboot  the kernel still has other values: sd reads sd.conf only
@@ -27,7 +30,7 @@ uses.  States:
   not an sd disk  the disk attaches through another driver (virtio's
                   blkdev): sd.conf has no effect on it.  An NVMe namespace
                   is verified against nvme.conf instead, with the same
-                  states and "ignored by nvme" (tune/nvmeverify.py)
+                  states and "ignored by nvme"
   ignored by sd   sd.conf asks for something the kernel will not do: an
                   invalid value or name, the throttle reset, disksort on a
                   disk reporting rotation rate 1 (facts §6.3), a physical
@@ -43,207 +46,68 @@ or the disk names could not be read at all: unknown is unsafe, so verify
 never reports success for what it could not see.  Runs the inventory's
 commands through the host.
 """
+from typing import Callable, Dict, List, Mapping, Optional, Union
 
-from typing import Dict, List, Mapping, Optional
-
+from ..drivers import DRIVERS, for_disk
+from ..drivers.base import Driver
+from ..drivers.diskstate import NEEDED, DiskState, Elsewhere
 from ..host import Host
 from ..inventory.disks import Disk, Inventory, take_inventory
-from ..sdconf.match import Identity
-from ..sdconf.model import Evaluation, evaluate
-from ..sdconf.parser import ConfFile, parse_bytes
-from .diskstate import NEEDED, DiskState, Elsewhere
-from .nvmeverify import verify_nvme_disk
+from ..platform import Platform
+from ..sdconf.parser import parse_bytes
 
-# sd.conf tunable -> the sd_lun member mdb shows it in (facts §3.4);
-# throttles are checked on un_saved_throttle, not un_throttle (§3.5).
-FIELDS = {
-    "cache-nonvolatile": "un_f_suppress_cache_flush",
-    "throttle-max": "un_saved_throttle",
-    "throttle-min": "un_min_throttle",
-    "disksort": "un_f_disksort_disabled",
-    "physical-block-size": "un_phy_blocksize",
-}
+# A driver's platform adapter (what its .conf is and where the next boot
+# reads it), or a function that makes it when a disk of the driver is
+# found.
+Source = Union[Platform, Callable[[], Platform]]
+Check = Callable[[Disk], DiskState]
 
 
-def _unread(disk: Disk, failed: Mapping[str, str]) -> List[str]:
-    """Why the disk's kernel values or identity are missing, naming the
-    failed inventory source; empty when both were read."""
-    why = []
-    if not disk.kernel_values:
-        why.append("mdb ::sd_state failed: %s" % failed["mdb ::sd_state"]
-                   if "mdb ::sd_state" in failed else
-                   "mdb ::sd_state showed no values for it")
-    if disk.vid is None or disk.pid is None:
-        sources = ["%s failed: %s" % (name, failed[name])
-                   for name in ("mdb inquiry", "iostat -En")
-                   if name in failed]
-        why.append("vendor and product unknown: %s"
-                   % ("; ".join(sources) or "no INQUIRY data for it"))
-    return why
-
-
-def _values(ev: Evaluation) -> Dict[str, Optional[int]]:
-    return {m: getattr(ev.state, m) for m in FIELDS.values()}
-
-
-def _relevant(ev: Evaluation) -> bool:
-    """Whether a pair other than the all-devices "" pair matches."""
-    return any(e.pair.key != "" for e in ev.matched)
-
-
-def _differences(a: Evaluation, b: Evaluation) -> str:
-    va, vb = _values(a), _values(b)
-    return ", ".join("%s %s instead of %s" % (m, vb[m], va[m])
-                     for m in sorted(va) if va[m] != vb[m])
-
-
-def verify_disk(conf: ConfFile, disk: Disk, flavour: str,
-                failed: Optional[Mapping[str, str]] = None,
-                elsewhere: Optional[Elsewhere] = None) -> DiskState:
-    """The disk's state; `failed` is Inventory.failed, to say why a disk
-    whose values are missing is "unknown"; `elsewhere`, the copies of
-    sd.conf the platform boots from next or shadows."""
-    if disk.driver != "sd":
-        return DiskState(disk.name, disk.key, "not an sd disk",
-                         ["attached by %s: sd.conf has no effect on it"
-                          % disk.driver])
-    why = _unread(disk, failed or {})
-    if why:
-        return DiskState(disk.name, disk.key, "unknown", why)
-    ident = Identity.of_inquiry(disk.vid, disk.pid, disk.firmware)
-    ev = evaluate(conf, ident, flavour)
-    state = _kernel_state(ev, disk, flavour)
-    if elsewhere is None:
-        return state
-    if elsewhere.next_newer and elsewhere.next_conf is not None:
-        nxt = evaluate(elsewhere.next_conf, ident, flavour)
-        if _values(nxt) != _values(ev):
-            why = "the next boot reads %s (%s)" % (
-                elsewhere.next_where, _differences(ev, nxt))
-            return DiskState(disk.name, disk.key, "pending reboot", [why])
-    elif state.state != "not matched" and elsewhere.checks_reboot:
-        lost = _lost_at_reboot(ev, ident, flavour, elsewhere)
-        if lost is not None:
-            return DiskState(disk.name, disk.key, "not persistent",
-                             [lost] + state.details)
-    if state.state in ("applied", "not matched", "ignored by sd"):
-        for path, other in elsewhere.shadowed:
-            ev2 = evaluate(other, ident, flavour)
-            if _relevant(ev2) and _values(ev2) != _values(ev):
-                return DiskState(disk.name, disk.key, "shadowed", [
-                    "%s asks for %s, but the kernel reads %s"
-                    % (path, _differences(ev, ev2), elsewhere.effective)])
-    return state
-
-
-def _lost_at_reboot(ev: Evaluation, ident: Identity, flavour: str,
-                    elsewhere: Elsewhere) -> Optional[str]:
-    """Why the disk's values do not survive the next boot, or None."""
-    if elsewhere.next_conf is None:
-        if not _relevant(ev):
-            return None
-        return "lost at reboot: %s" % elsewhere.next_unknown
-    nxt = evaluate(elsewhere.next_conf, ident, flavour)
-    if _values(nxt) == _values(ev):
-        return None
-    return "lost at reboot: the next boot reads %s (%s)" % (
-        elsewhere.next_where, _differences(ev, nxt))
-
-
-def _kernel_state(ev: Evaluation, disk: Disk, flavour: str) -> DiskState:
-    """applied, pending reboot, not matched or ignored by sd: the
-    kernel's values against `ev`, the effective sd.conf's for the disk
-    (whose values were read)."""
-    ignored, pending = [], []
-    asked: Dict[str, str] = {}
-    for effect in ev.matched:
-        for r in effect.results:
-            if r.accepted:
-                asked[(r.name or "").lower()] = r.value
-            else:
-                ignored.append("%s:%s (%s)" % (r.name, r.value, r.reason))
-    kv = disk.kernel_values
-    # Every field sd.conf can set is compared, also when the current file
-    # no longer sets it: a disk attached under an earlier sd.conf keeps
-    # that file's values until it attaches again.
-    for tunable, member in sorted(FIELDS.items()):
-        expected, actual = getattr(ev.state, member), kv.get(member)
-        if actual is None or expected == actual:
-            continue
-        override = _kernel_override(tunable, expected, actual, disk, flavour)
-        if override is not None:
-            if tunable in asked:
-                ignored.append(override)
-            continue
-        if tunable == "physical-block-size" and tunable not in asked and \
-                kv.get("un_f_sdconf_phy_blocksize") != 1:
-            continue        # the drive's own READ CAPACITY(16) size
-        pending.append("%s: kernel %s, sd.conf %s" % (member, actual,
-                                                      expected))
-    if pending:
-        return DiskState(disk.name, disk.key, "pending reboot",
-                         pending + ignored)
-    if not _relevant(ev):
-        return DiskState(disk.name, disk.key, "not matched",
-                         [ev.list_problem] if ev.list_problem else [])
-    if ignored:
-        return DiskState(disk.name, disk.key, "ignored by sd", ignored)
-    return DiskState(disk.name, disk.key, "applied",
-                     ["%s:%s" % kv for kv in sorted(asked.items())])
-
-
-def _kernel_override(tunable: str, expected: int, actual: int, disk: Disk,
-                     flavour: str) -> Optional[str]:
-    """When attach itself replaces the sd.conf value, say how."""
-    kv = disk.kernel_values
-    if tunable == "disksort" and expected == 0 and actual == 1 and \
-            (kv.get("un_f_is_solid_state") == 1 or disk.ssd):
-        return "disksort:true (the disk reports rotation rate 1: sd " \
-            "disables disksort after reading sd.conf)"
-    if tunable == "physical-block-size":
-        if flavour == "nexenta" and kv.get("un_f_sdconf_phy_blocksize") == 1 \
-                and actual == 512:
-            return "physical-block-size:%d (READ CAPACITY(16) failed: sd " \
-                "reset it to 512)" % expected
-        if flavour == "upstream" and actual > expected:
-            return "physical-block-size:%d (upstream sd keeps the larger " \
-                "size the drive reports, %d)" % (expected, actual)
-    if tunable in ("throttle-max", "throttle-min") and actual <= 3 and \
-            kv.get("un_saved_throttle", 256) <= 3:
-        return "%s:%d (untagged queueing: sd clamps the throttle to %d)" \
-            % (tunable, expected, actual)
-    return None
-
-
-def verify_all(host: Host, conf_path: str, flavour: str,
-               inv: Optional[Inventory] = None,
-               platform=None, nvme_platform=None) -> List[DiskState]:
-    """Every disk's state against the effective sd.conf (`conf_path`); with the
-    platform adapter, also against what the next boot reads and the
-    shadowed copies.  NVMe namespaces are verified against nvme.conf
-    when `nvme_platform` (its adapter, or a function that makes it, only
-    called when there is an NVMe namespace) is given
-    (tune/nvmeverify.py)."""
-    real = host.sys_path(conf_path)
-    conf = parse_bytes(host.read_bytes(real) if host.exists(real) else b"")
-    inv = inv if inv is not None else take_inventory(host)
-    elsewhere = Elsewhere.of(platform)
-    nvme_check = None
-    if nvme_platform is not None and \
-            any(d.nvme for d in inv.disks):
-        nvme_check = nvme_checker(nvme_platform() if callable(
-            nvme_platform) else nvme_platform)
-    return [nvme_check(d) if nvme_check and d.nvme
-            else verify_disk(conf, d, flavour, inv.failed, elsewhere)
-            for d in inv.disks]
-
-
-def nvme_checker(platform):
-    """The verify of one NVMe namespace against the nvme.conf that
-    `platform` (the nvme adapter) says the kernel reads."""
+def checker(driver: Driver, platform: Platform, flavour: str,
+            failed: Optional[Mapping[str, str]] = None) -> Check:
+    """The verify of one of `driver`'s disks against the .conf that
+    `platform` says the kernel reads, the next boot's and the shadowed
+    copies."""
     conf = parse_bytes(platform.base_text())
     elsewhere = Elsewhere.of(platform)
-    return lambda disk: verify_nvme_disk(conf, disk, elsewhere)
+    return lambda disk: driver.verify_disk(conf, disk, flavour, failed,
+                                           elsewhere)
+
+
+def not_tuned(disk: Disk) -> DiskState:
+    """A disk no driver verified here reaches (virtio's blkdev)."""
+    return DiskState(disk.name, disk.key, "not an sd disk",
+                     ["attached by %s: sd.conf has no effect on it"
+                      % disk.driver])
+
+
+def verify_all(host: Host, flavour: str, sources: Mapping[str, Source],
+               inv: Optional[Inventory] = None) -> List[DiskState]:
+    """Every disk's state, each by its driver against the .conf its
+    source (driver name -> platform adapter) says the kernel reads.  A
+    source given as an adapter is read at once (its .conf must be
+    readable whatever disks there are); one given as a function only
+    when a disk of its driver is found.  A disk of a driver without a
+    source is "not an sd disk"."""
+    inv = inv if inv is not None else take_inventory(host)
+    checks: Dict[str, Check] = {}
+    for name, source in sources.items():
+        if not callable(source):
+            checks[name] = checker(DRIVERS[name], source, flavour,
+                                   inv.failed)
+    states = []
+    for disk in inv.disks:
+        driver = for_disk(disk)
+        if driver is None or driver.name not in sources:
+            states.append(not_tuned(disk))
+            continue
+        if driver.name not in checks:
+            source = sources[driver.name]
+            checks[driver.name] = checker(
+                driver, source() if callable(source) else source, flavour,
+                inv.failed)
+        states.append(checks[driver.name](disk))
+    return states
 
 
 def unverified(inv: Inventory, states: List[DiskState]) -> List[str]:

@@ -19,7 +19,8 @@ from sdtune.certify import travel
 from sdtune.records.record import CertRecord, QueueDepth
 from sdtune.certify.travel import BadExport, check_export
 from sdtune.inventory.disks import Disk, Inventory, SdValues
-from sdtune.tune.plan import Overrides, make_plan
+from sdtune.drivers.planning import Overrides
+from sdtune.tune.plan import make_plan
 
 KEY = "ATA     INTEL SSDSC2KB96"
 OTHER = "ATA     SAMSUNG MZ7LM480"

@@ -22,7 +22,7 @@ from sdtune.host.base import CommandResult
 from sdtune.inventory import diskinfo, disks, iostat, mdb, nvmeadm, zdb, \
     zpool
 from sdtune.nvmeconf.model import best_block_size
-from sdtune.tune import nvmeplan
+from sdtune.drivers.nvme import propose as nvmeplan
 
 HISTORY = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures",
                        "inventory", "history")

@@ -19,12 +19,12 @@ SDT-5002).  Pure.
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-from ..certify.recommend import justification
-from ..inventory.disks import Disk
-from ..knowndrives import KnownDrive, lookup
-from ..records.group import certified_when, record_model
-from ..records.record import CONFIDENT, CertRecord
-from ..sdconf.match import Identity
+from ...certify.recommend import justification
+from ...inventory.disks import Disk
+from ...knowndrives import KnownDrive, lookup
+from ...records.group import certified_when, record_model
+from ...records.record import CONFIDENT, CertRecord
+from ...sdconf.match import Identity
 
 
 @dataclass

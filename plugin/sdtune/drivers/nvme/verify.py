@@ -5,8 +5,8 @@
 #
 # Copyright 2026 the sdtune authors.
 
-"""`sdtune verify` for NVMe namespaces: does blkdev report what
-nvme.conf asks for?
+"""nvme's side of `sdtune verify`: does blkdev report what nvme.conf
+asks for an NVMe namespace?
 
 The nvme driver reads nvme.conf when a controller attaches: the global
 min-phys-block-size and volatile-write-cache-enable, then every
@@ -41,12 +41,12 @@ Pure: works on the inventory and parsed files.
 
 from typing import List, Optional, Tuple
 
-from ..inventory.disks import Disk
-from ..nvmeconf.model import APPLIED, NvmeEvaluation
-from ..nvmeconf.model import evaluate as nvme_evaluate
-from ..sdconf.parser import ConfFile
-from .nvmeplan import firmware_of, model_of, reported_with
-from .diskstate import DiskState, Elsewhere
+from ...inventory.disks import Disk
+from ...nvmeconf.model import APPLIED, NvmeEvaluation
+from ...nvmeconf.model import evaluate as nvme_evaluate
+from ...sdconf.parser import ConfFile
+from ..diskstate import DiskState, Elsewhere
+from .propose import firmware_of, model_of, reported_with
 
 
 def _expected(conf: ConfFile, disk: Disk

@@ -5,8 +5,8 @@
 #
 # Copyright 2026 the sdtune authors.
 
-"""`sdtune plan --driver nvme`: propose nvme-config-list changes, one
-triplet per NVMe model, with the reason for every tunable.
+"""nvme's proposals for `sdtune plan --driver nvme`: nvme-config-list
+changes, one triplet per NVMe model, with the reason for every tunable.
 
 An NVMe namespace attaches through nvme and blkdev, not sd: sd.conf never
 reaches it (the OmniOS installer's "force 4K" trap).  What blkdev reports
@@ -28,7 +28,7 @@ model.  Held back, each with the reason in the plan:
 * a namespace of the model sits in, or stands by as a spare for, a
   top-level vdev whose ashift is below log2 of the value, or pool
   membership is unknown: a disk reporting a larger physical block cannot
-  replace or be attached to such a vdev (tune/ashift.py, the same rule
+  replace or be attached to such a vdev (drivers/ashift.py, the same rule
   as sd's physical-block-size) —
   `--allow-ashift-mismatch` overrides;
 * nvme.conf already sets another min-phys-block-size for the model: the
@@ -42,22 +42,21 @@ namespace's data, so sdtune never does it.  The cache and the queue
 depth propose nothing: nvme.conf has no tunable that skips flushes
 (volatile-write-cache:off disables the cache) and none for the queue.
 
-Pure apart from reading through the host (records, inventory, nvme.conf).
+Pure: works on the inventory, the records and the text.
 """
 
 from typing import Dict, List, Optional, Tuple
 
-from ..records.group import certified_when, latest, measured_firmware
-from ..records.record import CONFIDENT, CertRecord
-from ..inventory.disks import Disk, Inventory
-from ..nvmeconf import edit as nvme_edit
-from ..nvmeconf.model import best_block_size, config_list
-from ..nvmeconf.model import evaluate as nvme_evaluate
-from ..sdconf.edit import EditError, unified_diff
-from ..sdconf.parser import parse
-from .ashift import ashift_bound, pools_smallest_ashift, too_large
-from .journal import sha256
-from .plan import Change, Held, NotSd, Overrides, Plan, Reason
+from ...inventory.disks import Disk, Inventory
+from ...nvmeconf import edit as nvme_edit
+from ...nvmeconf.model import best_block_size, config_list
+from ...nvmeconf.model import evaluate as nvme_evaluate
+from ...records.group import certified_when, latest, measured_firmware
+from ...records.record import CONFIDENT, CertRecord
+from ...sdconf.edit import EditError
+from ...sdconf.parser import parse
+from ..ashift import ashift_bound, pools_smallest_ashift, too_large
+from ..planning import Change, Held, NotSd, Overrides, Proposed, Reason
 
 TUNABLE = "min-phys-block-size"
 # nvmeadm's Relative Performance names, best first (0 to 3).
@@ -142,7 +141,8 @@ def _records_by_model(records: List[CertRecord], models: Dict[str, List[Disk]]
 
 
 def _firmware_screen(model: str, recs: List[CertRecord], disks: List[Disk],
-                     options: Overrides, plan: Plan) -> List[CertRecord]:
+                     options: Overrides, proposed: Proposed
+                     ) -> List[CertRecord]:
     """The records of a firmware some installed namespace of the model
     runs (all of them when the installed firmware is unknown, or with
     --allow-firmware-mismatch); the others are said."""
@@ -159,16 +159,16 @@ def _firmware_screen(model: str, recs: List[CertRecord], disks: List[Disk],
                 certified_when(rec), rec.serial or "?",
                 measured_firmware(rec), ", ".join(running))
         if options.allow_firmware_mismatch:
-            plan.warnings.append("%s: %s: used (--allow-firmware-mismatch)"
-                                 % (model, what))
+            proposed.warnings.append("%s: %s: used (--allow-firmware-mismatch)"
+                                     % (model, what))
             usable.append(rec)
         elif rec.native_sector_bytes:
-            plan.held.append(Held(model, TUNABLE,
-                                  str(rec.native_sector_bytes),
-                                  "%s: a firmware update can change what "
-                                  "the drive needs; certify it again, or "
-                                  "--allow-firmware-mismatch to use it"
-                                  % what))
+            proposed.held.append(Held(model, TUNABLE,
+                                      str(rec.native_sector_bytes),
+                                      "%s: a firmware update can change what "
+                                      "the drive needs; certify it again, or "
+                                      "--allow-firmware-mismatch to use it"
+                                      % what))
     return usable
 
 
@@ -197,21 +197,18 @@ def _format_options(disks: List[Disk], native: int) -> List[str]:
     return out
 
 
-def make_nvme_plan(text: str, conf_path: str, inv: Inventory,
-                   records: List[CertRecord], options: Overrides,
-                   now: float) -> Plan:
-    """The nvme.conf plan: see the module docstring."""
-    base = sha256(text.encode("latin-1"))
-    plan = Plan(conf_path, "nvme", base, text, "", created=now,
-                driver="nvme")
+def propose(text: str, inv: Inventory, records: List[CertRecord],
+            options: Overrides) -> Proposed:
+    """The nvme.conf proposals: see the module docstring."""
+    proposed = Proposed("nvme", text)
     models: Dict[str, List[Disk]] = {}
     for d in inv.disks:
         if d.driver == "sd":
             continue
         if d.nvme is None or not model_of(d):
-            plan.not_sd.append(NotSd(d.name, d.driver, "not an NVMe "
-                                     "namespace: nvme.conf has no effect "
-                                     "on it"))
+            proposed.not_sd.append(NotSd(d.name, d.driver, "not an NVMe "
+                                         "namespace: nvme.conf has no effect "
+                                         "on it"))
             continue
         models.setdefault(model_of(d), []).append(d)
     by_model = _records_by_model(records, models)
@@ -221,17 +218,17 @@ def make_nvme_plan(text: str, conf_path: str, inv: Inventory,
     for model in sorted(set(models) | set(by_model)):
         disks = models.get(model, [])
         recs = _firmware_screen(model, by_model.get(model, []), disks,
-                                options, plan)
+                                options, proposed)
         recs = [r for r in latest(recs) if r.native_sector_bytes
                 and (r.sector_confidence or 0.0) >= CONFIDENT]
         if not recs:
             continue
         natives = sorted({r.native_sector_bytes for r in recs})
         if len(natives) > 1:
-            plan.held.append(Held(model, TUNABLE, str(natives[-1]),
-                                  "the certified units of this model "
-                                  "disagree on the native sector (%s): "
-                                  "certify them again" % ", ".join(
+            proposed.held.append(Held(model, TUNABLE, str(natives[-1]),
+                                      "the certified units of this model "
+                                      "disagree on the native sector (%s): "
+                                      "certify them again" % ", ".join(
                                       "%s %d B" % (r.serial or "?",
                                                    r.native_sector_bytes)
                                       for r in recs)))
@@ -250,14 +247,14 @@ def make_nvme_plan(text: str, conf_path: str, inv: Inventory,
             continue        # blkdev already reports the native size
         written = _written(new_text, model)
         if written is not None and written != value:
-            plan.held.append(Held(model, TUNABLE, value,
-                                  "nvme.conf already sets %s:%s for this "
-                                  "model; the operator's value is kept"
-                                  % (TUNABLE, written)))
-            plan.warnings.append("%s: keeping the operator's %s:%s "
-                                 "(certification %s suggests %s)"
-                                 % (model, TUNABLE, written,
-                                    certified_when(rec), value))
+            proposed.held.append(Held(model, TUNABLE, value,
+                                      "nvme.conf already sets %s:%s for this "
+                                      "model; the operator's value is kept"
+                                      % (TUNABLE, written)))
+            proposed.warnings.append("%s: keeping the operator's %s:%s "
+                                     "(certification %s suggests %s)"
+                                     % (model, TUNABLE, written,
+                                        certified_when(rec), value))
             continue
         if not options.allow_ashift_mismatch:
             bound = ashift_bound(disks, smallest)
@@ -268,29 +265,24 @@ def make_nvme_plan(text: str, conf_path: str, inv: Inventory,
                     "(%s): a namespace of this model may be in an " \
                     "ashift=9 vdev" % unknown_pools
             if risky:
-                plan.held.append(Held(model, TUNABLE, value,
-                                      "%s: with a %s-byte physical block, "
-                                      "zpool replace/attach of this model "
-                                      "into that vdev fails (EDOM); "
-                                      "--allow-ashift-mismatch to override"
-                                      % (risky, value)))
-                plan.options.extend(_format_options(disks, native))
+                proposed.held.append(Held(model, TUNABLE, value,
+                                          "%s: with a %s-byte physical block, "
+                                          "zpool replace/attach of this model "
+                                          "into that vdev fails (EDOM); "
+                                          "--allow-ashift-mismatch to override"
+                                          % (risky, value)))
+                proposed.options.extend(_format_options(disks, native))
                 continue
         try:
             new_text = set_model_tunables(new_text, model, {TUNABLE: value})
         except EditError as e:
-            plan.held.append(Held(model, TUNABLE, value, str(e)))
+            proposed.held.append(Held(model, TUNABLE, value, str(e)))
             continue
-        plan.changes.append(Change(model, [d.name for d in disks],
-                                   {TUNABLE: value},
-                                   [Reason(TUNABLE, value, "certification "
-                                           "%s (serial %s)" % (
-                                               certified_when(rec),
-                                               rec.serial or "?"),
-                                           rec.sector_confidence,
-                                           rec.sector_reason)]))
-        plan.options.extend(_format_options(disks, native))
-    plan.new_text = new_text
-    plan.diff = unified_diff(text, new_text, conf_path,
-                             conf_path + " (planned)")
-    return plan
+        proposed.changes.append(Change(
+            model, [d.name for d in disks], {TUNABLE: value},
+            [Reason(TUNABLE, value, "certification %s (serial %s)" % (
+                certified_when(rec), rec.serial or "?"),
+                rec.sector_confidence, rec.sector_reason)]))
+        proposed.options.extend(_format_options(disks, native))
+    proposed.new_text = new_text
+    return proposed

@@ -6,8 +6,8 @@
 # Copyright 2026 the sdtune authors.
 
 """What verify says of one disk, whichever driver's .conf it is checked
-against (verify.py for sd, nvmeverify.py for nvme): its state (STATES;
-PROBLEMS are those verify exits 1 for, described in verify.py), the
+against (drivers/sd/verify.py, drivers/nvme/verify.py): its state (STATES;
+PROBLEMS are those verify exits 1 for, described in tune/verify.py), the
 other copies of the .conf that matter for it (Elsewhere), and the
 inventory sources without which no disk can be verified (NEEDED).
 """
