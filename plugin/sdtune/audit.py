@@ -60,7 +60,7 @@ from .nvmeconf.lint import lint as nvme_lint
 from .sdconf.lint import lint
 from .sdconf.match import Identity, key_matches
 from .sdconf.model import config_list, pair_alone
-from .sdconf.parser import ConfFile
+from .driverconf.parser import ConfFile
 from .tune.members import (NV, UNKNOWN_CACHE, VOLATILE, Member,
                            collision_pick, disputes, key_members)
 from .tune.diskstate import Elsewhere

@@ -21,9 +21,10 @@ from ..host import Host
 from ..nvmeconf import actions as nvme_actions
 from ..report import change_json, to_json
 from ..sdconf import actions
-from ..sdconf.edit import NothingToUnset, unified_diff
-from ..sdconf.lint import format_diagnostic, is_problem, lint
-from ..sdconf.parser import ConfFile, parse
+from ..driverconf.checks import format_diagnostic, is_problem
+from ..driverconf.edit import NothingToUnset, unified_diff
+from ..driverconf.parser import ConfFile, parse
+from ..sdconf.lint import lint
 from ..sdconf.tunables import FLAVOURS, TUNABLE_BY_NAME
 from .base import Env, json_output
 

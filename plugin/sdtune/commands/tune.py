@@ -279,7 +279,7 @@ def reboot_required(steps: Sequence[str],
         return True
     if verify is not None:
         return any(d.get("state") == "pending reboot" for d in verify)
-    from ..sdconf.parser import parse_bytes
+    from ..driverconf.parser import parse_bytes
     conf = parse_bytes(new)
     if driver == "nvme":
         from ..tune.nvmeverify import verify_nvme_disk

@@ -53,8 +53,8 @@ from ..inventory.disks import Disk, Inventory
 from ..nvmeconf import edit as nvme_edit
 from ..nvmeconf.model import best_block_size, config_list
 from ..nvmeconf.model import evaluate as nvme_evaluate
-from ..sdconf.edit import EditError, unified_diff
-from ..sdconf.parser import parse
+from ..driverconf.edit import EditError, unified_diff
+from ..driverconf.parser import parse
 from .ashift import ashift_bound, pools_smallest_ashift, too_large
 from .journal import sha256
 from .plan import Change, Held, NotSd, Overrides, Plan, Reason

@@ -66,10 +66,11 @@ from ..errors import RefusedError, SdtuneError
 from ..host import Host
 from ..inventory.disks import Disk, Inventory
 from ..knowndrives import KnownDrive
-from ..sdconf.edit import EditError, Setting, set_tunables, unified_diff
+from ..driverconf.edit import EditError, unified_diff
+from ..driverconf.parser import parse
+from ..sdconf.edit import Setting, set_tunables
 from ..sdconf.match import Identity, key_matches
 from ..sdconf.model import evaluate
-from ..sdconf.parser import parse
 from ..sdconf.tunables import canonical_value
 from .ashift import ashift_bound, pools_smallest_ashift, too_large
 from .journal import DRIVERS, sha256

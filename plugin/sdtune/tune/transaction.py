@@ -52,7 +52,7 @@ from ..host import Host
 from ..platform import FileChange, Persistence, Platform
 from ..platform.base import STEP_ORDER
 from ..sdconf.lint import lint
-from ..sdconf.parser import Diagnostic, parse_bytes
+from ..driverconf.parser import Diagnostic, parse_bytes
 from .journal import OPEN_STATES, Entry, FileRecord, Journal, sha256
 
 VerifyFn = Callable[[], List[dict]]

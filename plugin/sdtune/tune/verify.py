@@ -50,7 +50,7 @@ from ..host import Host
 from ..inventory.disks import Disk, Inventory, take_inventory
 from ..sdconf.match import Identity
 from ..sdconf.model import Evaluation, evaluate
-from ..sdconf.parser import ConfFile, parse_bytes
+from ..driverconf.parser import ConfFile, parse_bytes
 from .diskstate import NEEDED, DiskState, Elsewhere
 from .nvmeverify import verify_nvme_disk
 
