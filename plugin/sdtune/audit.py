@@ -60,7 +60,7 @@ from .knowndrives import KnownDrive, lookup
 from .sdconf.lint import lint
 from .sdconf.match import Identity, key_matches
 from .sdconf.model import config_list, pair_alone
-from .sdconf.parser import ConfFile
+from .driverconf.parser import ConfFile
 from .drivers import DEFAULT, DRIVERS, for_disk
 from .drivers.diskstate import DiskState, Elsewhere
 from .drivers.sd.keys import (NV, UNKNOWN_CACHE, VOLATILE, Member,

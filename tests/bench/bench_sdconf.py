@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "plugin"))
 
 from sdtune.sdconf.edit import parse_settings, set_tunables  # noqa: E402
 from sdtune.sdconf.lint import lint  # noqa: E402
-from sdtune.sdconf.parser import parse  # noqa: E402
+from sdtune.driverconf.parser import parse  # noqa: E402
 
 PAIRS = 10000
 RUNS = 5

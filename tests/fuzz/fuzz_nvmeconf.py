@@ -27,13 +27,14 @@ import edit_runs  # noqa: E402
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa
 from hypothesis import strategies as st  # noqa: E402
 
-from sdtune.nvmeconf.edit import EditError, set_tunables  # noqa: E402
+from sdtune.driverconf.checks import format_diagnostic  # noqa: E402
+from sdtune.driverconf.edit import EditError  # noqa: E402
+from sdtune.driverconf.parser import parse  # noqa: E402
+from sdtune.nvmeconf.edit import set_tunables  # noqa: E402
 from sdtune.nvmeconf.edit import unset_tunables  # noqa: E402
 from sdtune.nvmeconf.lint import lint  # noqa: E402
 from sdtune.nvmeconf.model import (best_block_size, evaluate,  # noqa: E402
                                    globals_of)
-from sdtune.sdconf.lint import format_diagnostic  # noqa: E402
-from sdtune.sdconf.parser import parse  # noqa: E402
 
 SEED_FILE = (
     "#\n# nvme.conf\n#\n"

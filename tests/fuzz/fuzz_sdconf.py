@@ -29,12 +29,14 @@ import edit_runs  # noqa: E402
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa
 from hypothesis import strategies as st  # noqa: E402
 
-from sdtune.sdconf.edit import EditError, Setting, set_tunables  # noqa
+from sdtune.driverconf.checks import format_diagnostic  # noqa: E402
+from sdtune.driverconf.edit import EditError  # noqa: E402
+from sdtune.driverconf.parser import parse  # noqa: E402
+from sdtune.sdconf.edit import Setting, set_tunables  # noqa: E402
 from sdtune.sdconf.edit import unset_tunables  # noqa: E402
-from sdtune.sdconf.lint import format_diagnostic, lint  # noqa: E402
+from sdtune.sdconf.lint import lint  # noqa: E402
 from sdtune.sdconf.match import Identity  # noqa: E402
 from sdtune.sdconf.model import config_list, evaluate  # noqa: E402
-from sdtune.sdconf.parser import parse  # noqa: E402
 
 SEED_FILE = (
     "#\n# sd.conf\n#\n"

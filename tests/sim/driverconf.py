@@ -24,7 +24,7 @@ It is also the tests' one model of the kernel's reader, independent of
 the product (it imports nothing from plugin/): tokenize() gives every
 token with its byte span, as the product's lexer must, and
 ConfParse.statements every statement kept, as the product's parser must
-(tests/unit/sdconf/test_lexer.py and test_parser.py compare them).
+(tests/unit/driverconf/test_lexer.py and test_parser.py compare them).
 """
 
 from typing import Dict, List, Optional, Tuple

@@ -20,7 +20,7 @@ from sdtune.records.record import CertRecord, QueueDepth
 from sdtune.inventory.disks import Disk, Inventory, SdValues
 from sdtune.inventory.zdb import TopVdev
 from sdtune.knowndrives import parse_table
-from sdtune.sdconf.parser import parse
+from sdtune.driverconf.parser import parse
 from sdtune.drivers.planning import Overrides
 from sdtune.tune.plan import make_plan, render_plan
 

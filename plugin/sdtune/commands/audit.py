@@ -32,7 +32,7 @@ def run(args: argparse.Namespace, env: Env) -> int:
     from ..inventory.disks import take_inventory
     from ..knowndrives import load_table
     from ..report import to_json
-    from ..sdconf.parser import parse_bytes
+    from ..driverconf.parser import parse_bytes
     site = env.recovered_site(args)
     host, only_problems = env.host, args.only_problems
     inv = take_inventory(host)

@@ -15,14 +15,14 @@ import argparse
 import json
 from typing import Callable, List, Optional, TextIO
 
+from ..driverconf.checks import format_diagnostic, is_problem
+from ..driverconf.edit import Edit, NothingToUnset, unified_diff
+from ..driverconf.parser import ConfFile, parse
 from ..drivers import DRIVERS, for_file
 from ..errors import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, SdtuneError
 from ..host import Host
 from ..report import change_json, to_json
 from ..sdconf import actions
-from ..sdconf.edit import NothingToUnset, unified_diff
-from ..sdconf.lint import format_diagnostic, is_problem
-from ..sdconf.parser import ConfFile, parse
 from ..sdconf.tunables import FLAVOURS
 from .base import Env, json_output
 
@@ -239,7 +239,7 @@ def unset(host: Host, path: str, key: str, names: List[str], flavour: str,
                   as_json=as_json, preview=preview, key=key, driver=driver)
 
 
-def _write(host: Host, path: str, old_text: str, edit: actions.Edit,
+def _write(host: Host, path: str, old_text: str, edit: Edit,
            write: bool, out: TextIO, err: TextIO,
            commit: Optional[Commit], *, as_json: bool = False,
            preview: Optional[Preview] = None, key: str = "",

@@ -280,7 +280,7 @@ def reboot_required(steps: Sequence[str],
     if verify is not None:
         return any(d.get("state") == "pending reboot" for d in verify)
     from ..drivers import DRIVERS
-    from ..sdconf.parser import parse_bytes
+    from ..driverconf.parser import parse_bytes
     conf, rules = parse_bytes(new), DRIVERS[driver]
     return any(rules.verify_disk(conf, disk, flavour).state ==
                "pending reboot" for disk in disks if rules.attaches(disk))

@@ -28,8 +28,8 @@ from ..errors import UsageError
 from ..inventory.disks import Disk, Inventory
 from ..knowndrives import KnownDrive
 from ..records.record import CertRecord
-from ..sdconf.actions import Edit
-from ..sdconf.parser import ConfFile, Diagnostic
+from ..driverconf.edit import Edit
+from ..driverconf.parser import ConfFile, Diagnostic
 from .diskstate import DiskState, Elsewhere
 from .planning import Overrides, Proposed
 

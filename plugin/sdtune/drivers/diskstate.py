@@ -15,7 +15,7 @@ inventory sources without which no disk can be verified (NEEDED).
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
-from ..sdconf.parser import ConfFile, parse_bytes
+from ..driverconf.parser import ConfFile, parse_bytes
 
 
 @dataclass

@@ -11,6 +11,6 @@ driver does.
 model (the driver-global properties, the nvme-config-list triplets, their
 evaluation for a controller, and blkdev's physical block size of a
 namespace), lint (what the driver warns about or silently ignores) and
-edit (lossless set/unset of a model's tunables).  nvme.conf is parsed by
-the driver.conf parser of sdconf.
+edit (lossless set/unset of a model's tunables).  nvme.conf is parsed,
+checked and edited by the driver.conf layer sd.conf is, driverconf/.
 """

@@ -15,9 +15,8 @@ are sdconf/actions.py; commands/sdconf.py picks by the file's name or
 from typing import Dict, List
 
 from ..errors import EXIT_PROBLEMS, RefusedError, SdtuneError, UsageError
-from ..sdconf.actions import Edit
-from ..sdconf.edit import EditError, NothingToUnset
-from ..sdconf.parser import ConfFile
+from ..driverconf.edit import Edit, EditError, NothingToUnset
+from ..driverconf.parser import ConfFile
 from . import edit as nvme_edit
 from .model import (APPLIED, MALFORMED, PROPERTY, READ_NOT_MODELLED,
                     apply_tuple, as_word, config_list, globals_of, strtok)

@@ -7,11 +7,12 @@
 
 """Pure edits of the nvme-config-list: set and remove a model's tunables.
 
-Like sdconf/edit.py: edits are splices into the original text, every
-byte outside the changed triplet stays as it was, and removing text
-never removes a comment.  The triplet edited is the model's triplet for
-every firmware (fwrev list ""); inside it tuples keep their order, a new
-value replaces the old one where it stands and new tuples are appended.
+Like sdconf/edit.py, and on the same driverconf/edit.py: edits are
+splices into the original text, every byte outside the changed triplet
+stays as it was, and removing text never removes a comment.  The
+triplet edited is the model's triplet for every firmware (fwrev list
+""); inside it tuples keep their order, a new value replaces the old one
+where it stands and new tuples are appended.
 New text is canonical: `"name:value,name:value"` with NO blank after a
 comma (the driver does not trim, so " name" would be an unknown name).
 After every edit the result is parsed and evaluated again: other
@@ -21,11 +22,11 @@ model with any firmware gets exactly the values asked for.  Pure: no I/O.
 
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ..sdconf.edit import (EditError, NothingToUnset, quote_string,
-                           remove_group, splice)
-from ..sdconf.lexer import NAME
-from ..sdconf.parser import ConfFile, parse
-from ..sdconf.tunables import ZFS_MAX_BLOCK, too_large_for_zfs
+from ..driverconf.checks import ZFS_MAX_BLOCK, too_large_for_zfs
+from ..driverconf.edit import (EditError, NothingToUnset, append_entry,
+                               quote_string, remove_group, splice)
+from ..driverconf.lexer import NAME
+from ..driverconf.parser import ConfFile, parse
 from .model import (APPLIED, BOOLEAN_TUNABLES, DEFAULT_MIN_BLOCK,
                     MODEL_LEN, PROPERTY, RESET, TUNABLES, NvmeConfigList,
                     Triplet, config_list, evaluate, isp2, strtok)
@@ -33,8 +34,8 @@ from .model import (APPLIED, BOOLEAN_TUNABLES, DEFAULT_MIN_BLOCK,
 # The largest minimum the driver's 32-bit n_min_block_size holds.
 _BOOLEAN_INPUT = {"on": "on", "off": "off", "true": "on", "false": "off"}
 
-__all__ = ["EditError", "NothingToUnset", "set_tunables", "unset_tunables",
-           "check_model", "check_settings"]
+__all__ = ["set_tunables", "unset_tunables", "check_model",
+           "check_settings"]
 
 
 def check_model(model: str) -> None:
@@ -140,30 +141,10 @@ def _targets(clist: NvmeConfigList, model: str) -> List[Triplet]:
             if t.model_value.value == model and t.fwrevs_value.value == ""]
 
 
-def _append_triplet(conf: ConfFile, clist: NvmeConfigList, model: str,
-                    tunables: str) -> str:
-    text = conf.text
-    new = '\t%s, "", %s' % (quote_string(model), quote_string(tunables))
-    if clist.prop is None:
-        if text and not text.endswith("\n"):
-            text += "\n"
-        return text + "%s =\n%s;\n" % (PROPERTY, new)
-    last = clist.prop.values[-1].token
-    semi = clist.prop.statement.end - 1
-    eol = text.find("\n", last.end)
-    eol = len(text) if eol < 0 else eol
-    # A comment after the last value stays with it: the new triplet
-    # goes on the line after that comment.
-    if "#" in text[last.end:min(semi, eol)]:
-        text = splice(text, eol, eol, "\n" + new)
-        return splice(text, last.end, last.end, ",")
-    return splice(text, last.end, last.end, ",\n" + new)
-
-
 def _remove_triplet(conf: ConfFile, clist: NvmeConfigList,
                     triplet: Triplet) -> str:
     """The text without one triplet (and its comma); comments stay."""
-    return remove_group(conf, clist, 3 * triplet.index, 3)
+    return remove_group(conf, clist.prop, 3 * triplet.index, 3)
 
 
 def _replace_tunables(conf: ConfFile, clist: NvmeConfigList,
@@ -272,7 +253,8 @@ def set_tunables(text: str, model: str, settings: Dict[str, str]) -> str:
         new = _replace_tunables(conf, clist, targets[-1], merged)
     else:
         tunables = ",".join("%s:%s" % item for item in items)
-        new = _append_triplet(conf, clist, model, tunables)
+        new = append_entry(conf, clist.prop, PROPERTY,
+                           (model, "", tunables))
     _verify_set(conf, new, model, items)
     return new
 

@@ -8,8 +8,8 @@
 """Find everything in an nvme.conf that the nvme driver warns about or
 silently ignores, with a byte offset for each finding.
 
-The driver.conf syntax checks are those of sdconf/lint.py (kernel parser
-warnings, byte-order mark, typographic quotes, octal integers); the
+The driver.conf syntax checks are those of driverconf/checks.py (kernel
+parser warnings, byte-order mark, typographic quotes, octal integers); the
 nvme-config-list and global property checks carry codes NVME-1001 to
 NVME-1099.  Severities as in sdconf: `error` (the driver ignores or
 misreads something), `warning` (works, but not as it reads), `note`.
@@ -19,17 +19,16 @@ Pure: no I/O.
 import difflib
 from typing import Dict, List, Set, Tuple
 
-from ..sdconf.lint import SEVERITY_ORDER
-from ..sdconf.lint import _check_bom as check_bom
-from ..sdconf.lint import _check_integers as check_integers
-from ..sdconf.lint import _check_quotes as check_quotes
-from ..sdconf.parser import ConfFile, Diagnostic, parse
-from ..sdconf.tunables import too_large_for_zfs
+from ..driverconf.checks import (SEVERITY_ORDER, check_file,
+                                 too_large_for_zfs)
+from ..driverconf.checks import add_diagnostic as _add
+from ..driverconf.parser import ConfFile, Diagnostic, parse
+from ..driverconf.strtol import ddi_strtoul
 from .model import (BOOLEAN_TUNABLES, BOOLEAN_WORDS, DEFAULT_MIN_BLOCK,
                     as_word,
                     FWREV_LEN, GLOBAL_MIN_BLOCK, GLOBAL_WRITE_CACHE,
                     MIN_BLOCK, MODEL_LEN, TUNABLES, WRITE_CACHE,
-                    NvmeConfigList, Triplet, config_list, ddi_strtoul,
+                    NvmeConfigList, Triplet, config_list,
                     globals_of, min_block_problem, strtok)
 
 LIST_COUNT = "NVME-1001"         # not a multiple of 3: whole list ignored
@@ -55,10 +54,7 @@ USELESS_BLOCK = "NVME-1019"      # min-phys-block-size above any ashift
 
 def lint(conf: ConfFile) -> List[Diagnostic]:
     """Every problem in the file, sorted by position."""
-    out: List[Diagnostic] = list(conf.diagnostics)
-    bom = check_bom(conf, out)
-    check_quotes(conf, out, bom)
-    check_integers(conf, out)
+    out = check_file(conf)
     _check_globals(conf, out)
     clist = config_list(conf)
     _check_list(conf, clist, out)
@@ -74,10 +70,6 @@ def lint(conf: ConfFile) -> List[Diagnostic]:
 
 def lint_text(text: str) -> List[Diagnostic]:
     return lint(parse(text))
-
-
-def _add(out, severity, offset, message, code):
-    out.append(Diagnostic(severity, offset, message, code))
 
 
 def _check_globals(conf: ConfFile, out: List[Diagnostic]) -> None:

@@ -8,7 +8,7 @@
 """The `nvme-config-list` of a parsed nvme.conf, and what nvme does with it.
 
 nvme.conf is a driver.conf, read by the same parser as sd.conf
-(sdconf/parser.py).  This module finds the driver-global properties the
+(driverconf/parser.py).  This module finds the driver-global properties the
 illumos nvme driver reads at attach (`min-phys-block-size`,
 `volatile-write-cache-enable`, `ignore-unknown-vendor-status`) and its
 per-model list of (model, firmware revisions, name:value tuples)
@@ -21,15 +21,14 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..errors import SdtuneError
-from ..sdconf.parser import ConfFile, Property, Value
-from ..sdconf.tunables import scan_digits
+from ..driverconf.parser import ConfFile, Property, Value
+from ..driverconf.strtol import ddi_strtoul
 
 PROPERTY = "nvme-config-list"
 DEFAULT_MIN_BLOCK = 512      # NVME_DEFAULT_MIN_BLOCK_SIZE
 MODEL_LEN = 40               # Identify Controller id_model
 FWREV_LEN = 8                # Identify Controller id_fwrev
 UINT_MASK = 0xFFFFFFFF       # n_min_block_size is a uint_t
-ULONG_MASK = (1 << 64) - 1   # ddi_strtoul() works on a 64-bit ulong_t
 
 MIN_BLOCK = "min-phys-block-size"
 WRITE_CACHE = "volatile-write-cache"
@@ -53,9 +52,6 @@ READ_NOT_MODELLED = {
 }
 # nvme_config_boolean(): exactly these words, case-sensitive.
 BOOLEAN_WORDS = {"on": True, "true": True, "off": False, "false": False}
-# What ddi_strtoul() skips before a number (no vertical tab, as
-# sdconf.tunables.ddi_strtol).
-_SPACES = " \t\n\r\f"
 
 APPLIED = "applied"
 UNKNOWN = "unknown"
@@ -94,30 +90,6 @@ def strtok(text: str, sep: str = ",") -> List[Tuple[int, str]]:
 def isp2(value: int) -> bool:
     """The kernel's ISP2(): true for 0 too."""
     return value & (value - 1) == 0
-
-
-def ddi_strtoul(text: str) -> Tuple[Optional[int], str]:
-    """ddi_strtoul(text, &end, 0, &val): (value, rest) or (None, reason).
-
-    Base from the prefix (0x/0X hex, leading 0 octal, else decimal);
-    blanks and one sign are skipped only when the text does not start
-    with a letter or digit; a '-' negates modulo 2^64; text after the
-    digits is accepted and returned as `rest`.
-    """
-    i, n = 0, len(text)
-    neg = False
-    if not (text[:1].isascii() and text[:1].isalnum()):
-        while i < n and text[i] in _SPACES:
-            i += 1
-        if i < n and text[i] in "+-":
-            neg = text[i] == "-"
-            i += 1
-    value, i = scan_digits(text, i)
-    if value is None:
-        return None, "no digits"
-    if value > ULONG_MASK:
-        return None, "out of range"
-    return ((-value) & ULONG_MASK if neg else value), text[i:]
 
 
 def min_block_problem(value: int) -> str:

@@ -29,7 +29,7 @@ from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple
 from ..sdconf.match import KEY_LEN
 from ..nvmeconf.edit import check_settings
 from ..nvmeconf.model import TUNABLES as NVME_TUNABLES
-from ..sdconf.edit import EditError
+from ..driverconf.edit import EditError
 from ..sdconf.tunables import canonical_value
 
 # The version of the record document.

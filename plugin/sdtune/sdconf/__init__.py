@@ -7,8 +7,8 @@
 
 """Read, check, evaluate and edit /kernel/drv/sd.conf as the kernel does.
 
-lexer (kobj_lex), parser (driver.conf statements, lossless), tunables
-(sd_set_properties and friends), match (VID/PID keys), model (the
-sd-config-list and its evaluation), lint, edit, and tool (the
-`sdtune sdconf` subcommands).
+sd's rules, on the driver.conf reader and writer of driverconf/:
+tunables (sd_set_properties and friends), match (VID/PID keys), model
+(the sd-config-list and its evaluation), lint, edit, and actions (what
+the `sdtune sdconf` subcommands do to a text).
 """

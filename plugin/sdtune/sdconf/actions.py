@@ -19,15 +19,17 @@ nothing to remove is an error with exit 1, so a mistyped key does not
 pass for a done fix.
 """
 
-from typing import Dict, List, NamedTuple, Optional
+from typing import Dict, List, Optional
 
+from ..driverconf.checks import format_diagnostic
+from ..driverconf.edit import Edit, EditError, NothingToUnset
+from ..driverconf.parser import ConfFile, parse
 from ..errors import EXIT_PROBLEMS, RefusedError, SdtuneError, UsageError
-from .edit import (EditError, NothingToUnset, Setting, check_key, key_pairs,
-                   parse_settings, set_tunables, unset_tunables)
-from .lint import exact_key, format_diagnostic, key_diagnostics
+from .edit import (Setting, check_key, key_pairs, parse_settings,
+                   set_tunables, unset_tunables)
+from .lint import exact_key, key_diagnostics
 from .match import KEY_LEN, make_key
 from .model import ConfigList, Pair, config_list, pair_alone, v1_data
-from .parser import ConfFile, parse
 from .tunables import SdState, decode_improved, v1_data_names
 
 
@@ -115,16 +117,6 @@ def render_show(report: dict) -> str:
             lines.append("%11s ignored: %s:%s (%s)" % (
                 "", ign["name"], ign["value"], ign["reason"]))
     return "\n".join(lines) + "\n"
-
-
-class Edit(NamedTuple):
-    """A set or unset: the new text, its one-line journal summary, and
-    what `sdconf check` says about an inexact key (full lines, for
-    stderr)."""
-
-    new_text: str
-    summary: List[str]
-    notes: List[str]
 
 
 def _key_notes(verb: str, path: str, conf: ConfFile, key: str,

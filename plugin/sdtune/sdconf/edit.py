@@ -20,30 +20,19 @@ and checked: other pairs unchanged, no new syntax problems, and every
 value asked for is really accepted by the sd model.  Pure: no I/O.
 """
 
-import difflib
-import re
 from dataclasses import dataclass, replace
 from typing import List, Optional, Sequence, Set, Tuple
 
-from .lexer import NAME
+from ..driverconf.edit import (MAX_STRING, EditError, NothingToUnset,
+                               append_entry, quote_string, remove_group,
+                               splice)
+from ..driverconf.lexer import NAME
+from ..driverconf.parser import ConfFile, Statement, parse
 from .match import KEY_LEN, Identity, key_form, matches_everything
 from .model import PROPERTY, ConfigList, Pair, config_list, evaluate
-from .parser import ConfFile, Statement, parse
 from .tunables import (NEXENTA, SdState, TUNABLE_BY_NAME, TupleResult,
                        apply_improved, canonical_value, decode_improved,
                        set_property)
-
-MAX_STRING = 1023
-_BLANKS = re.compile(r"[ \t]*")
-
-
-class EditError(Exception):
-    """An edit sdtune refuses to make; the message says why."""
-
-
-class NothingToUnset(EditError):
-    """unset found no pair of the key, or none setting the names given:
-    the command asked for something that is not there."""
 
 
 @dataclass(frozen=True)
@@ -77,19 +66,6 @@ def check_key(key: str) -> None:
         if not " " <= ch <= "~" or ch in '"\\':
             raise EditError("key contains %r, which sdtune will not write"
                             % ch)
-
-
-def quote_string(content: str) -> str:
-    """`content` as a driver.conf string: refused when it holds what
-    sdtune will not write, or is longer than the kernel takes."""
-    for ch in content:
-        if not " " <= ch <= "~" or ch in '"\\':
-            raise EditError("string %r contains %r, which sdtune will not "
-                            "rewrite; edit it by hand" % (content, ch))
-    if len(content) > MAX_STRING:
-        raise EditError("string longer than the kernel's %d-character limit"
-                        % MAX_STRING)
-    return '"%s"' % content
 
 
 def _tuples(tunables: str) -> List[Tuple[Optional[str], str]]:
@@ -153,116 +129,8 @@ def _join(items: List[Tuple[Optional[str], str]]) -> str:
     return ", ".join(text for _, text in items if text)
 
 
-def splice(text: str, start: int, end: int, new: str) -> str:
-    return text[:start] + new + text[end:]
-
-
-def _line_start(text: str, pos: int) -> int:
-    """Start of pos's line if only blanks precede pos there, else pos."""
-    ls = text.rfind("\n", 0, pos) + 1
-    return ls if text[ls:pos].strip(" \t") == "" else pos
-
-
-def _cut(conf: ConfFile, start: int, end: int) -> str:
-    """conf.text without [start, end), except the comments in that span:
-    they are the operator's and stay, each on a line of its own with the
-    indent of the line it was on (facts §16.1: comments on their own
-    lines)."""
-    text = conf.text
-    kept = []
-    for comment in conf.comments:
-        if start <= comment.start and comment.end <= end:
-            ls = text.rfind("\n", 0, comment.start) + 1
-            indent = _BLANKS.match(text, ls, comment.start).group(0)
-            kept.append(indent + comment.value + "\n")
-    if kept and text[text.rfind("\n", 0, start) + 1:start].strip(" \t"):
-        # The cut starts after text on its line: the comments go below.
-        kept.insert(0, "\n")
-    return text[:start] + "".join(kept) + text[end:]
-
-
-def _comma_after(conf: ConfFile, pair_end: int, limit: int) -> Optional[int]:
-    stmt = next(s for s in conf.statements if s.start <= pair_end <= s.end)
-    for tok in stmt.tokens:
-        if tok.kind == "COMMA" and pair_end <= tok.start < limit:
-            return tok.start
-    return None
-
-
-def remove_group(conf: ConfFile, clist, first: int, size: int) -> str:
-    """The text without the `size` values of the list property
-    `clist.prop` from index `first` (an sd-config-list pair, an
-    nvme-config-list triplet) and their comma; comments stay.  The
-    list's last group takes the property with it."""
-    text = conf.text
-    vals = clist.prop.values
-    if len(vals) == size:
-        return _remove_property(conf, clist)
-    start_at = vals[first].token.start
-    end_at = vals[first + size - 1].token.end
-    if first + size == len(vals):
-        prev_end = vals[first - 1].token.end
-        between = text[prev_end:start_at]
-        if "#" not in between:
-            return _cut(conf, prev_end, end_at)
-        comma = _comma_after(conf, prev_end, start_at)
-        start = _line_start(text, start_at)
-        # The comma is before the cut, so its offset still holds.
-        text = _cut(conf, start, end_at)
-        return splice(text, comma, comma + 1, "")
-    nxt = vals[first + size].token.start
-    comma = _comma_after(conf, end_at, nxt)
-    start = _line_start(text, start_at)
-    end = comma + 1
-    eol = text.find("\n", end)
-    eol = len(text) if eol < 0 else eol
-    if text[end:eol].strip(" \t") == "" and start != start_at:
-        end = eol + 1
-    else:
-        while end < len(text) and text[end] in " \t":
-            end += 1
-    return _cut(conf, start, end)
-
-
 def _remove_pair(conf: ConfFile, clist: ConfigList, pair: Pair) -> str:
-    return remove_group(conf, clist, 2 * pair.index, 2)
-
-
-def _remove_property(conf: ConfFile, clist: ConfigList) -> str:
-    """The list's last pair goes: remove the property (or statement)."""
-    text, prop = conf.text, clist.prop
-    stmt = prop.statement
-    if len(stmt.properties) == 1:
-        start, end = _line_start(text, stmt.start), stmt.end
-    else:
-        start, end = prop.start, prop.end
-    eol = text.find("\n", end)
-    eol = len(text) if eol < 0 else eol
-    at_line_start = start == 0 or text[start - 1] == "\n"
-    if at_line_start and text[end:eol].strip(" \t") == "":
-        end = min(eol + 1, len(text))
-    return _cut(conf, start, end)
-
-
-def _append_pair(conf: ConfFile, clist: ConfigList, key: str,
-                 tunables: str) -> str:
-    text = conf.text
-    new_pair = "\t%s, %s" % (quote_string(key), quote_string(tunables))
-    if clist.prop is None:
-        if text and not text.endswith("\n"):
-            text += "\n"
-        return text + "sd-config-list =\n%s;\n" % new_pair
-    last = clist.prop.values[-1].token
-    stmt = clist.prop.statement
-    semi = stmt.end - 1
-    eol = text.find("\n", last.end)
-    eol = len(text) if eol < 0 else eol
-    # A comment after the last value must stay with it, so the new pair
-    # goes on the line after that comment.
-    if "#" in text[last.end:min(semi, eol)]:
-        text = splice(text, eol, eol, "\n" + new_pair)
-        return splice(text, last.end, last.end, ",")
-    return splice(text, last.end, last.end, ",\n" + new_pair)
+    return remove_group(conf, clist.prop, 2 * pair.index, 2)
 
 
 def _replace_tunables(conf: ConfFile, pair: Pair, tunables: str) -> str:
@@ -360,7 +228,7 @@ def set_tunables(text: str, key: str, settings: Sequence[Setting],
         items = canonical_order([(s.name, "%s:%s" % (s.name, s.value))
                                  for s in settings])
         tunables = _join(items)
-        text = _append_pair(conf, clist, key, tunables)
+        text = append_entry(conf, clist.prop, PROPERTY, (key, tunables))
     _verify(before, text, key, settings, flavour)
     return text
 
@@ -503,8 +371,3 @@ def _verify_whole_list(conf: ConfFile, clist: ConfigList, key: str,
         raise EditError("%s:%s would not be in effect for this disk: other "
                         "pairs match it too and apply in file order: %s"
                         % (s.name, s.value, ", ".join(others)))
-
-
-def unified_diff(old: str, new: str, old_name: str, new_name: str) -> str:
-    return "".join(difflib.unified_diff(
-        old.splitlines(True), new.splitlines(True), old_name, new_name))

@@ -6,7 +6,9 @@
 # Copyright 2026 the sdtune authors.
 
 """Find everything in an sd.conf that the kernel warns about or silently
-ignores, with a byte offset for each finding (facts §2 to §4, §15, §16).
+ignores, with a byte offset for each finding (facts §2 to §4, §15, §16):
+the checks of any driver.conf (driverconf/checks.py), then the
+sd-config-list's.
 
 Severities: `error` (the kernel ignores or misreads something), `warning`
 (it works, but not the way it reads, or it is a hazard), `note` (worth
@@ -14,35 +16,25 @@ knowing, not a problem).  `sdtune sdconf check` fails on errors and
 warnings.  Pure: no I/O.
 """
 
-import bisect
 import difflib
-import re
 from typing import Dict, List
 
+from ..driverconf.checks import SEVERITY_ORDER, check_file
+from ..driverconf.checks import add_diagnostic as _add
+from ..driverconf.parser import ConfFile, Diagnostic, parse
+from ..driverconf.strtol import ddi_strtol
 from .match import KEY_LEN, broad_prefix, key_form, matches_everything
 from .model import ConfigList, Pair, config_list, v1_data
-from .parser import ConfFile, Diagnostic, parse
 from .tunables import (NEXENTA, TUNABLE_BY_NAME, TUNABLES, UPSTREAM, SdState,
-                       apply_v1, ddi_strtol, decode_improved, set_property,
-                       v1_data_names)
+                       apply_v1, decode_improved, set_property, v1_data_names)
 
-SEVERITY_ORDER = {"error": 0, "warning": 1, "note": 2}
-
-# Quotes word processors substitute for '"', as UTF-8 and as cp1252 bytes.
-_SMART_QUOTES = re.compile("\u00e2\u0080[\u0098\u0099\u009c\u009d]|"
-                           "[\u0093\u0094\u0091\u0092]|[\u00ab\u00bb]")
-# What an editor saving "UTF-8 with BOM" puts first, as latin-1.
-_UTF8_BOM = "\u00ef\u00bb\u00bf"
 _BAD_PREFIX_SPELLINGS = {"min-throttle": "throttle-min",
                          "max-throttle": "throttle-max"}
 
 
 def lint(conf: ConfFile, flavour: str = NEXENTA) -> List[Diagnostic]:
     """Every problem in the file, sorted by position."""
-    out: List[Diagnostic] = list(conf.diagnostics)
-    bom = _check_bom(conf, out)
-    _check_quotes(conf, out, bom)
-    _check_integers(conf, out)
+    out = check_file(conf)
     clist = config_list(conf)
     _check_list(conf, clist, out)
     if clist.prop is not None and clist.prop.kind == "string":
@@ -60,66 +52,6 @@ def lint(conf: ConfFile, flavour: str = NEXENTA) -> List[Diagnostic]:
 
 def lint_text(text: str, flavour: str = NEXENTA) -> List[Diagnostic]:
     return lint(parse(text), flavour)
-
-
-def _add(out, severity, offset, message, code):
-    out.append(Diagnostic(severity, offset, message, code))
-
-
-def _check_bom(conf: ConfFile, out: List[Diagnostic]) -> int:
-    """A UTF-8 byte-order mark at the start of the file: one diagnostic
-    in place of the three kernel warnings it causes.  Returns its length
-    (0 when there is none), so that no other check reads its bytes."""
-    if not conf.text.startswith(_UTF8_BOM):
-        return 0
-    end = len(_UTF8_BOM)
-    # kobj_lex() has no token for bytes 0xEF 0xBB 0xBF: each one is an
-    # unexpected token of its own, which hwc_parse_now() warns about and
-    # skips; the file is read from the fourth byte on as usual.
-    out[:] = [d for d in out if not (d.offset < end and
-                                     d.message.startswith(
-                                         "Unexpected token"))]
-    _add(out, "error", 0, "UTF-8 byte-order mark (bytes EF BB BF) at the "
-         "start of the file: kobj_lex() has no token for these bytes and "
-         "takes each one as an unexpected token, so the kernel warns "
-         "'Unexpected token' 3 times whenever it reads the file, then "
-         "skips them; save the file without the byte-order mark",
-         "byte-order-mark")
-    return end
-
-
-def _check_quotes(conf: ConfFile, out: List[Diagnostic],
-                  skip: int = 0) -> None:
-    """Quotes from a word processor; the first `skip` bytes are a
-    byte-order mark, whose byte 0xBB is also the cp1252 closing
-    guillemet, and already reported."""
-    # The kernel skips comments, so a quote there is harmless.
-    starts = [c.start for c in conf.comments]
-    for m in _SMART_QUOTES.finditer(conf.text, skip):
-        i = bisect.bisect_right(starts, m.start()) - 1
-        if i >= 0 and m.start() < conf.comments[i].end:
-            continue
-        _add(out, "error", m.start(),
-             "typographic quote pasted from a document; driver.conf "
-             "needs a plain '\"'", "typographic-quote")
-
-
-def _check_integers(conf: ConfFile, out: List[Diagnostic]) -> None:
-    for stmt in conf.statements:
-        for prop in stmt.properties:
-            if prop.kind != "int":
-                continue
-            for v in prop.values:
-                text = v.token.value.lstrip("-~")
-                if v.value is None:
-                    _add(out, "error", v.token.start,
-                         "'%s' is not a valid octal number: the kernel "
-                         "stores an unpredictable value" % v.token.value,
-                         "octal")
-                elif len(text) > 1 and text[0] == "0" and text[1] != "x":
-                    _add(out, "warning", v.token.start,
-                         "'%s' has a leading zero: the kernel reads it as "
-                         "octal (%d)" % (v.token.value, v.value), "octal")
 
 
 def _check_list(conf: ConfFile, clist: ConfigList,
@@ -353,12 +285,3 @@ def _check_v1(conf: ConfFile, pair: Pair, out: List[Diagnostic]) -> None:
             _add(out, "warning", at, "legacy data '%s' has %d integers: "
                  "write version, flags and all 19 values (21)" % (
                      name, len(data)), "legacy-v1")
-
-
-def format_diagnostic(conf: ConfFile, path: str, d: Diagnostic) -> str:
-    line, col = conf.line_col(d.offset)
-    return "%s:%d:%d: %s: %s" % (path, line, col, d.severity, d.message)
-
-
-def is_problem(d: Diagnostic) -> bool:
-    return d.severity in ("error", "warning")

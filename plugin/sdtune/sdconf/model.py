@@ -16,8 +16,8 @@ after applying every matching pair in order (§3, §4).  Pure: no I/O.
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
+from ..driverconf.parser import ConfFile, Property, Value
 from .match import Identity, key_matches
-from .parser import ConfFile, Property, Value
 from .tunables import (NEXENTA, SdState, TupleResult, apply_improved,
                        apply_v1, v1_data_names)
 

@@ -21,6 +21,9 @@ import re
 from dataclasses import dataclass, asdict
 from typing import Callable, Dict, List, Optional, Tuple
 
+from ..driverconf.checks import ZFS_MAX_BLOCK, too_large_for_zfs
+from ..driverconf.strtol import ddi_strtol
+
 NEXENTA = "nexenta"
 UPSTREAM = "upstream"
 FLAVOURS = (NEXENTA, UPSTREAM)
@@ -30,10 +33,6 @@ SD_MIN_THROTTLE = 8        # sd_min_throttle default
 SD_LOWEST_VALID_THROTTLE = 2
 NX_IO_TIME = 15            # NexentaStor SD_IO_TIME, seconds
 NX_SLOW_IO_THRESHOLD = 30  # NexentaStor sd_slow_io_threshold, seconds
-LONG_MAX = (1 << 63) - 1   # the kernel is LP64
-# The largest physical block any ZFS ashift can use (ASHIFT_MAX 16): sd's
-# physical-block-size and nvme's min-phys-block-size above it buy nothing.
-ZFS_MAX_BLOCK = 1 << 16
 
 
 @dataclass
@@ -81,57 +80,6 @@ class TupleResult:
 
 
 # ---------------------------------------------------------------- numbers
-
-def scan_digits(text: str, i: int) -> Tuple[Optional[int], int]:
-    """The digits of a number at text[i:], as the kernel's ddi_strtol()
-    and ddi_strtoul() read them after any blanks and sign: the base from
-    the prefix (0x/0X hex when a hex digit follows, a leading 0 octal,
-    else decimal), then every digit of that base.  (value, index after
-    it); value None when there is no digit."""
-    if text[i:i + 1] != "0":
-        base = 10
-    elif text[i + 1:i + 2] in ("x", "X"):
-        base = 16
-    else:
-        base = 8
-    if base == 16 and text[i + 2:i + 3] and \
-            text[i + 2] in "0123456789abcdefABCDEF":
-        i += 2
-    start, value = i, 0
-    while i < len(text):
-        ch = text[i]
-        digit = int(ch, 36) if ch.isascii() and ch.isalnum() else 99
-        if digit >= base:
-            break
-        value = value * base + digit
-        i += 1
-    return (None if i == start else value), i
-
-
-def ddi_strtol(text: str) -> Tuple[Optional[int], str]:
-    """ddi_strtol(text, &end, 0, &val): (value, rest) or (None, reason).
-
-    Base is detected from the prefix (0x/0X hex, leading 0 octal); a sign
-    is allowed; trailing characters are accepted and returned as `rest`.
-    """
-    if text.isdigit() and text.isascii() and text[0] != "0" and \
-            len(text) < 18:
-        return int(text), ""        # the common case: plain decimal
-    i, n = 0, len(text)
-    # The kernel's own isspace(): no vertical tab (ddi_strtol.c).
-    while i < n and text[i] in " \t\n\r\f":
-        i += 1
-    neg = False
-    if i < n and text[i] in "+-":
-        neg = text[i] == "-"
-        i += 1
-    value, i = scan_digits(text, i)
-    if value is None:
-        return None, "no digits"
-    if value > LONG_MAX + (1 if neg else 0):
-        return None, "out of range"
-    return (-value if neg else value), text[i:]
-
 
 def to_short(value: int) -> int:
     value &= 0xFFFF
@@ -556,13 +504,6 @@ def canonical_value(name: str, value: str) -> Tuple[Optional[str], str]:
     if problem:
         return None, problem
     return str(num), ""
-
-
-def too_large_for_zfs(num: int) -> str:
-    """Why a physical block of ``num`` bytes is refused, "" if it is not
-    above ZFS_MAX_BLOCK."""
-    return "larger than %d: no ZFS ashift can use it" % ZFS_MAX_BLOCK \
-        if num > ZFS_MAX_BLOCK else ""
 
 
 def _range_problem(name: str, num: int) -> str:

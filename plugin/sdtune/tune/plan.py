@@ -33,7 +33,7 @@ from ..host import Host
 from ..inventory.disks import Inventory
 from ..knowndrives import KnownDrive
 from ..records.record import CertRecord
-from ..sdconf.edit import EditError, unified_diff
+from ..driverconf.edit import EditError, unified_diff
 from .journal import sha256
 
 

@@ -24,7 +24,7 @@ from ..inventory.disks import Inventory, take_inventory
 from ..knowndrives import load_table
 from ..platform import (FileChange, Persistence, Platform, PlatformInfo,
                         platform_for)
-from ..sdconf.edit import unified_diff
+from ..driverconf.edit import unified_diff
 from .journal import OPEN_STATES, Entry, Journal, sha256
 from .plan import Plan, load_plan, make_plan, recheck_saved
 from .transaction import Transaction

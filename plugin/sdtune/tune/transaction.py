@@ -52,7 +52,7 @@ from ..errors import RefusedError, SdtuneError
 from ..host import Host
 from ..platform import FileChange, Persistence, Platform
 from ..platform.base import STEP_ORDER
-from ..sdconf.parser import Diagnostic, parse_bytes
+from ..driverconf.parser import Diagnostic, parse_bytes
 from .journal import OPEN_STATES, Entry, FileRecord, Journal, sha256
 
 VerifyFn = Callable[[], List[dict]]

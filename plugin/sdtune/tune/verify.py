@@ -54,7 +54,7 @@ from ..drivers.diskstate import NEEDED, DiskState, Elsewhere
 from ..host import Host
 from ..inventory.disks import Disk, Inventory, take_inventory
 from ..platform import Platform
-from ..sdconf.parser import parse_bytes
+from ..driverconf.parser import parse_bytes
 
 # A driver's platform adapter (what its .conf is and where the next boot
 # reads it), or a function that makes it when a disk of the driver is

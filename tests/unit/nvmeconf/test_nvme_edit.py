@@ -11,11 +11,11 @@ inside the tuple string) and refuse what the driver would not apply."""
 
 import pytest
 
-from sdtune.nvmeconf.edit import (EditError, NothingToUnset, set_tunables,
-                                  unset_tunables)
+from sdtune.driverconf.edit import EditError, NothingToUnset
+from sdtune.driverconf.parser import parse
+from sdtune.nvmeconf.edit import set_tunables, unset_tunables
 from sdtune.nvmeconf.lint import lint_text
 from sdtune.nvmeconf.model import config_list, evaluate
-from sdtune.sdconf.parser import parse
 
 MODEL = "Samsung SSD 970 EVO 1TB"
 OTHER = "INTEL SSDPE2KX010T8"

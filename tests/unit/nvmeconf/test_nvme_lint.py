@@ -17,8 +17,8 @@ Most entries are on line 2 of:
 
 import pytest
 
+from sdtune.driverconf.parser import parse
 from sdtune.nvmeconf.lint import lint, lint_text
-from sdtune.sdconf.parser import parse
 
 MODEL = "Samsung SSD 970 EVO 1TB"
 # Column of the first character of each string for the default model

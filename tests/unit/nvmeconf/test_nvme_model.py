@@ -11,11 +11,11 @@ block size, one rule of the NVMe contract per test."""
 
 import pytest
 
+from sdtune.driverconf.parser import parse
 from sdtune.errors import SdtuneError
 from sdtune.nvmeconf.model import (APPLIED, INVALID, MALFORMED, RESET,
                                    UNKNOWN, best_block_size, config_list,
-                                   ddi_strtoul, evaluate, globals_of)
-from sdtune.sdconf.parser import parse
+                                   evaluate, globals_of)
 
 MODEL = "Samsung SSD 970 EVO 1TB"
 FW = "2B2QEXE7"
@@ -243,13 +243,6 @@ def test_min_block_invalid_resets_to_512_not_global(value):
     e = ev(text)
     assert e.min_phys_block_size == 512
     assert e.effects[0].outcome == RESET
-
-
-def test_ddi_strtoul():
-    assert ddi_strtoul("0x") == (0, "x")
-    assert ddi_strtoul("09") == (0, "9")
-    assert ddi_strtoul("-1") == ((1 << 64) - 1, "")
-    assert ddi_strtoul("x1")[0] is None
 
 
 # blkdev's physical block size.

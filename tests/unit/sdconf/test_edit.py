@@ -16,13 +16,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sdtune.sdconf.edit import (EditError, NothingToUnset, Setting,
-                                parse_settings, set_tunables, unified_diff,
+from sdtune.driverconf.edit import EditError, NothingToUnset, unified_diff
+from sdtune.driverconf.parser import parse
+from sdtune.sdconf.edit import (Setting, parse_settings, set_tunables,
                                 unset_tunables)
 from sdtune.sdconf.lint import lint
 from sdtune.sdconf.match import Identity, make_key
 from sdtune.sdconf.model import config_list, evaluate
-from sdtune.sdconf.parser import parse
 from sdtune.sdconf.tunables import (NEXENTA, TUNABLES, SdState,
                                     decode_improved, set_property)
 

@@ -21,9 +21,9 @@ character column 31.
 
 import pytest
 
-from sdtune.sdconf.lint import (exact_key, format_diagnostic, is_problem,
-                                key_diagnostics, lint, lint_text)
-from sdtune.sdconf.parser import parse
+from sdtune.driverconf.checks import format_diagnostic, is_problem
+from sdtune.driverconf.parser import parse
+from sdtune.sdconf.lint import exact_key, key_diagnostics, lint, lint_text
 
 KEY = "ATA     INTEL SSDSC2BA40"
 
@@ -83,55 +83,6 @@ def test_second_name_in_a_spec_drops_it():
                    "been omitted on previous spec!)")
 
 
-# -- typographic quotes -------------------------------------------------------
-
-def _utf8(text):
-    return text.encode("utf-8").decode("latin-1")
-
-
-@pytest.mark.parametrize("text,cols", [
-    (_utf8("sd-config-list = \u201cATA\u201d;"), [18, 24]),
-    (_utf8("x = \u2018a\u2019;"), [5, 9]),
-    ("x = \x93a\x94;", [5, 7]),                    # cp1252 bytes
-])
-def test_typographic_quotes(text, cols):
-    conf, found = run(text)
-    hits = [d for d in found if d.code == "typographic-quote"]
-    assert [conf.line_col(d.offset) for d in hits] == [(1, c) for c in cols]
-    assert all(d.severity == "error" for d in hits)
-    assert all("typographic quote" in d.message and 'plain \'"\'' in
-               d.message for d in hits)
-
-
-def test_typographic_quote_inside_a_string_is_flagged():
-    sev, line, col, _ = one(entry(_utf8("disksort:false \u201dx")),
-                            "typographic-quote")
-    assert (sev, line, col) == ("error", 3, 46)
-
-
-def test_utf8_byte_order_mark_is_one_error_at_line_1_column_1():
-    # F8: kobj_lex() reads EF BB BF as three unexpected tokens; byte BB
-    # is not a typographic quote here.
-    text = "\xef\xbb\xbf" + entry("disksort:false")
-    conf, found = run(text)
-    assert [d.code for d in found] == ["byte-order-mark"]
-    assert conf.line_col(found[0].offset) == (1, 1)
-    assert found[0].severity == "error"
-    assert "Unexpected token' 3 times" in found[0].message
-    # The kernel's own warnings are still there in the parse.
-    assert len(conf.diagnostics) == 3
-    # Only at the start of the file: elsewhere they are what they are.
-    later = entry("disksort:false") + "\xef\xbb\xbf\n"
-    assert "byte-order-mark" not in codes(later)
-    assert "typographic-quote" in codes(later)
-
-
-def test_typographic_quote_in_a_comment_is_harmless():
-    text = (_utf8("# set \u201cphysical-block-size\u201d here\n"
-                  "a = 1; # \u2018ok\u2019\n") + "# cp1252 \x93x\x94\n")
-    assert run(text)[1] == []
-
-
 # -- tunable names and values -------------------------------------------------
 
 @pytest.mark.parametrize("tunables,name,suggestion", [
@@ -182,19 +133,6 @@ def test_leading_zero_reads_octal_and_block_size_below_512_is_flagged():
     assert "'96'" in got["trailing-junk"][2]
     assert got["block-size"][:2] == ("error", (3, 31))
     assert "32 is below the 512" in got["block-size"][2]
-
-
-def test_octal_integer_property():
-    sev, line, col, msg = one("a = 1;\nx = 1, 010;\n", "octal")
-    assert (sev, line, col) == ("warning", 2, 8)
-    assert "'010'" in msg and "octal (8)" in msg
-
-
-def test_invalid_octal_integer_property():
-    sev, line, col, msg = one("x = 089;\n", "octal")
-    assert (sev, line, col) == ("error", 1, 5)
-    assert "'089' is not a valid octal number" in msg
-    assert "unpredictable" in msg
 
 
 def test_trailing_junk():

@@ -11,9 +11,9 @@
 
 import pytest
 
+from sdtune.driverconf.parser import parse
 from sdtune.sdconf.match import Identity
 from sdtune.sdconf.model import config_list, evaluate, pair_alone
-from sdtune.sdconf.parser import parse
 from sdtune.sdconf.tunables import NEXENTA, UPSTREAM, SdState
 
 A = Identity("ATA     ", "INTEL SSDSC2BA40", "0270")

@@ -23,9 +23,9 @@ import os
 import pytest
 
 from sdtune.cli import main
+from sdtune.driverconf.parser import parse
 from sdtune.sdconf.match import Identity
 from sdtune.sdconf.model import evaluate
-from sdtune.sdconf.parser import parse
 from sdtune.sdconf.tunables import SdState
 
 SDCONF = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures",

@@ -6,7 +6,7 @@
 # Copyright 2026 the sdtune authors.
 
 """Tests for sdtune.sdconf.tunables: sd_nvpair_str_decode()/strtok_r
-tokenisation (facts §3.3), ddi_strtol(), sd_set_properties() (§3.4), the
+tokenisation (facts §3.3), sd_set_properties() (§3.4), the
 throttle re-validation (§3.5), legacy version-1 data (§3.6) and the
 stricter checks sdtune applies before writing a value (§16.1)."""
 
@@ -17,11 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sdtune.sdconf import tunables
-from sdtune.sdconf.tunables import (LONG_MAX, NEXENTA, SD_MAX_THROTTLE,
+from sdtune.sdconf.tunables import (NEXENTA, SD_MAX_THROTTLE,
                                     SD_MIN_THROTTLE, TUNABLES, UPSTREAM,
                                     SdState, apply_improved, apply_v1,
-                                    canonical_value, ddi_strtol,
-                                    decode_improved, set_property)
+                                    canonical_value, decode_improved,
+                                    set_property)
 
 NAMES = [t.name for t in TUNABLES]
 
@@ -161,49 +161,6 @@ _SIMPLE_STRINGS = st.lists(
                           max_size=4).map(",".join)))
 def test_decode_improved_equals_the_exact_strtok_model(text):
     assert decode_improved(text) == tunables._decode_exact(text)
-
-
-# -- ddi_strtol ---------------------------------------------------------------
-
-@pytest.mark.parametrize("text,value,rest", [
-    ("4096", 4096, ""),
-    ("0x1000", 4096, ""),
-    ("0X1000", 4096, ""),
-    ("0xFf", 255, ""),
-    ("0x", 0, "x"),                  # no hex digit: the 0 alone
-    ("0xg", 0, "xg"),
-    ("04096", 32, "96"),             # octal 040
-    ("010", 8, ""),
-    ("0", 0, ""),
-    ("08", 0, "8"),
-    ("-5", -5, ""),
-    ("+5", 5, ""),
-    ("-0x10", -16, ""),
-    ("4096abc", 4096, "abc"),
-    ("4k", 4, "k"),
-    ("32 junk", 32, " junk"),
-    (" \t\n\r\f12", 12, ""),         # the kernel's isspace()
-    ("9223372036854775807", LONG_MAX, ""),
-    ("-9223372036854775808", -LONG_MAX - 1, ""),
-    ("0x7fffffffffffffff", LONG_MAX, ""),
-])
-def test_ddi_strtol_values(text, value, rest):
-    assert ddi_strtol(text) == (value, rest)
-
-
-@pytest.mark.parametrize("text", ["", "abc", "x10", "-", "+", "--5", "+-5",
-                                  "- 5", " ", "true", "\v12", "\u00b2"])
-def test_ddi_strtol_no_digits_is_invalid(text):
-    assert ddi_strtol(text)[0] is None
-
-
-@pytest.mark.parametrize("text", ["9223372036854775808",
-                                  "-9223372036854775809",
-                                  "0x8000000000000000",
-                                  "99999999999999999999999",
-                                  "01000000000000000000000"])
-def test_ddi_strtol_overflow_of_a_64_bit_long_is_invalid(text):
-    assert ddi_strtol(text) == (None, "out of range")
 
 
 # -- §3.4 sd_set_properties() -------------------------------------------------

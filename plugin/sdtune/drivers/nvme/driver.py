@@ -16,6 +16,8 @@ flavour asked for is ignored.
 
 from typing import List, Mapping, Optional, Tuple
 
+from ...driverconf.edit import Edit
+from ...driverconf.parser import ConfFile, Diagnostic
 from ...errors import UsageError
 from ...inventory.disks import Disk, Inventory
 from ...knowndrives import KnownDrive
@@ -23,8 +25,6 @@ from ...nvmeconf import actions
 from ...nvmeconf.lint import lint
 from ...nvmeconf.model import MODEL_LEN, TUNABLES
 from ...records.record import CertRecord
-from ...sdconf.actions import Edit
-from ...sdconf.parser import ConfFile, Diagnostic
 from ..base import Driver, NotSupported
 from ..diskstate import DiskState, Elsewhere
 from ..planning import Overrides, Proposed

@@ -47,14 +47,14 @@ Pure: works on the inventory, the records and the text.
 
 from typing import Dict, List, Optional, Tuple
 
+from ...driverconf.edit import EditError
+from ...driverconf.parser import parse
 from ...inventory.disks import Disk, Inventory
 from ...nvmeconf import edit as nvme_edit
 from ...nvmeconf.model import best_block_size, config_list
 from ...nvmeconf.model import evaluate as nvme_evaluate
 from ...records.group import certified_when, latest, measured_firmware
 from ...records.record import CONFIDENT, CertRecord
-from ...sdconf.edit import EditError
-from ...sdconf.parser import parse
 from ..ashift import ashift_bound, pools_smallest_ashift, too_large
 from ..planning import Change, Held, NotSd, Overrides, Proposed, Reason
 

@@ -44,7 +44,7 @@ from typing import List, Optional, Tuple
 from ...inventory.disks import Disk
 from ...nvmeconf.model import APPLIED, NvmeEvaluation
 from ...nvmeconf.model import evaluate as nvme_evaluate
-from ...sdconf.parser import ConfFile
+from ...driverconf.parser import ConfFile
 from ..diskstate import DiskState, Elsewhere
 from .propose import firmware_of, model_of, reported_with
 

@@ -16,12 +16,13 @@ from typing import List, Mapping, Optional, Tuple
 
 from ...inventory.disks import Disk, Inventory
 from ...knowndrives import KnownDrive
+from ...driverconf.edit import Edit
+from ...driverconf.parser import ConfFile, Diagnostic
 from ...records.record import CertRecord
 from ...sdconf import actions
 from ...sdconf.edit import Setting, set_tunables
 from ...sdconf.lint import lint
 from ...sdconf.match import KEY_LEN
-from ...sdconf.parser import ConfFile, Diagnostic
 from ...sdconf.tunables import TUNABLE_BY_NAME
 from ..base import Driver
 from ..diskstate import DiskState, Elsewhere
@@ -73,12 +74,12 @@ class SdDriver(Driver):
 
     def set_edit(self, old: str, path: str, key: str, settings: List[str],
                  flavour: str, any_length_key: bool = False
-                 ) -> actions.Edit:
+                 ) -> Edit:
         return actions.set_edit(old, path, key, settings, flavour,
                                 any_length_key)
 
     def unset_edit(self, old: str, path: str, key: str, names: List[str],
-                   flavour: str) -> actions.Edit:
+                   flavour: str) -> Edit:
         return actions.unset_edit(old, path, key, names, flavour)
 
     def set_claim(self, text: str, key: str, settings: Mapping[str, str],

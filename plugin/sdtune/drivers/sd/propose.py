@@ -61,10 +61,11 @@ from ...records.crosscheck import Suspect, consensus
 from ...records.group import (certified_when, latest_by_serial,
                               measured_firmware)
 from ...records.record import CertRecord
-from ...sdconf.edit import EditError, Setting, set_tunables
+from ...driverconf.edit import EditError
+from ...driverconf.parser import parse
+from ...sdconf.edit import Setting, set_tunables
 from ...sdconf.match import Identity, key_matches
 from ...sdconf.model import evaluate
-from ...sdconf.parser import parse
 from ...sdconf.tunables import canonical_value
 from ..ashift import ashift_bound, pools_smallest_ashift, too_large
 from ..planning import Change, Held, NotSd, Overrides, Proposed, Reason

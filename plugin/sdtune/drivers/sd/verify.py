@@ -22,7 +22,7 @@ from typing import Dict, List, Mapping, Optional
 from ...inventory.disks import Disk
 from ...sdconf.match import Identity
 from ...sdconf.model import Evaluation, evaluate
-from ...sdconf.parser import ConfFile
+from ...driverconf.parser import ConfFile
 from ..diskstate import DiskState, Elsewhere
 
 # sd.conf tunable -> the sd_lun member mdb shows it in (facts §3.4);

@@ -5,7 +5,7 @@
 #
 # Copyright 2026 the sdtune authors.
 
-"""Tests for sdtune.sdconf.parser: the model of hwc_parse_now(),
+"""Tests for sdtune.driverconf.parser: the model of hwc_parse_now(),
 get_hwc_spec() and make_prop() (facts §2.2).
 
 Rules are tested one by one; a differential test then runs generated
@@ -21,7 +21,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from sdtune.sdconf.parser import getvalue, parse, parse_bytes, to_int32
+from sdtune.driverconf.parser import (getvalue, parse, parse_bytes,
+                                      to_int32)
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 from tests.sim import driverconf  # noqa: E402

@@ -5,7 +5,7 @@
 #
 # Copyright 2026 the sdtune authors.
 
-"""Tests for sdtune.sdconf.lexer: the model of the kernel's kobj_lex()
+"""Tests for sdtune.driverconf.lexer: the model of the kernel's kobj_lex()
 (facts §2.1 and the lexer's docstring).
 
 Besides one test per lexical rule, the simulator's model of the kernel's
@@ -22,8 +22,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sdtune.sdconf import lexer as lx
-from sdtune.sdconf.lexer import Lexer, tokenize
+from sdtune.driverconf import lexer as lx
+from sdtune.driverconf.lexer import Lexer, tokenize
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 from tests.sim import driverconf  # noqa: E402
