@@ -53,10 +53,11 @@ from ...inventory.disks import Disk, Inventory
 from ...nvmeconf import edit as nvme_edit
 from ...nvmeconf.model import best_block_size, config_list
 from ...nvmeconf.model import evaluate as nvme_evaluate
-from ...records.group import certified_when, latest, measured_firmware
+from ...records.group import certified_when, latest
 from ...records.record import CONFIDENT, CertRecord
-from ..ashift import ashift_bound, pools_smallest_ashift, too_large
+from ..ashift import ashift_bound, pools_smallest_ashift
 from ..planning import Change, Held, NotSd, Overrides, Proposed, Reason
+from ..screens import ashift_hold, firmware_screen, operator_value
 
 TUNABLE = "min-phys-block-size"
 # nvmeadm's Relative Performance names, best first (0 to 3).
@@ -140,36 +141,10 @@ def _records_by_model(records: List[CertRecord], models: Dict[str, List[Disk]]
     return out
 
 
-def _firmware_screen(model: str, recs: List[CertRecord], disks: List[Disk],
-                     options: Overrides, proposed: Proposed
-                     ) -> List[CertRecord]:
-    """The records of a firmware some installed namespace of the model
-    runs (all of them when the installed firmware is unknown, or with
-    --allow-firmware-mismatch); the others are said."""
-    running = sorted({firmware_of(d) for d in disks if firmware_of(d)})
-    if not running:
-        return recs
-    usable, stale = [], []
-    for rec in recs:
-        fw = (rec.firmware or "").strip()
-        (usable if fw in running else stale).append(rec)
-    for rec in stale:
-        what = "certification %s (serial %s) measured %s; the installed " \
-            "namespaces of this model run firmware %s" % (
-                certified_when(rec), rec.serial or "?",
-                measured_firmware(rec), ", ".join(running))
-        if options.allow_firmware_mismatch:
-            proposed.warnings.append("%s: %s: used (--allow-firmware-mismatch)"
-                                     % (model, what))
-            usable.append(rec)
-        elif rec.native_sector_bytes:
-            proposed.held.append(Held(model, TUNABLE,
-                                      str(rec.native_sector_bytes),
-                                      "%s: a firmware update can change what "
-                                      "the drive needs; certify it again, or "
-                                      "--allow-firmware-mismatch to use it"
-                                      % what))
-    return usable
+def _native(rec: CertRecord) -> Dict[str, str]:
+    """What a record proposes for nvme.conf: its native sector."""
+    return {TUNABLE: str(rec.native_sector_bytes)} \
+        if rec.native_sector_bytes else {}
 
 
 def _format_options(disks: List[Disk], native: int) -> List[str]:
@@ -217,8 +192,12 @@ def propose(text: str, inv: Inventory, records: List[CertRecord],
     new_text = text
     for model in sorted(set(models) | set(by_model)):
         disks = models.get(model, [])
-        recs = _firmware_screen(model, by_model.get(model, []), disks,
-                                options, proposed)
+        screened = firmware_screen(
+            model, by_model.get(model, []), disks,
+            "namespaces of this model", _native, options)
+        proposed.held.extend(screened.held)
+        proposed.warnings.extend(screened.warnings)
+        recs = screened.usable
         recs = [r for r in latest(recs) if r.native_sector_bytes
                 and (r.sector_confidence or 0.0) >= CONFIDENT]
         if not recs:
@@ -247,32 +226,21 @@ def propose(text: str, inv: Inventory, records: List[CertRecord],
             continue        # blkdev already reports the native size
         written = _written(new_text, model)
         if written is not None and written != value:
-            proposed.held.append(Held(model, TUNABLE, value,
-                                      "nvme.conf already sets %s:%s for this "
-                                      "model; the operator's value is kept"
-                                      % (TUNABLE, written)))
-            proposed.warnings.append("%s: keeping the operator's %s:%s "
-                                     "(certification %s suggests %s)"
-                                     % (model, TUNABLE, written,
-                                        certified_when(rec), value))
+            held, warning = operator_value(
+                model, TUNABLE, written, value,
+                "certification %s" % certified_when(rec), "nvme.conf",
+                "model")
+            proposed.held.append(held)
+            proposed.warnings.append(warning)
             continue
-        if not options.allow_ashift_mismatch:
-            bound = ashift_bound(disks, smallest)
-            risky = bound[1] if bound is not None and \
-                too_large(native, bound) else None
-            if unknown_pools:
-                risky = "pool membership and vdev ashift are unknown " \
-                    "(%s): a namespace of this model may be in an " \
-                    "ashift=9 vdev" % unknown_pools
-            if risky:
-                proposed.held.append(Held(model, TUNABLE, value,
-                                          "%s: with a %s-byte physical block, "
-                                          "zpool replace/attach of this model "
-                                          "into that vdev fails (EDOM); "
-                                          "--allow-ashift-mismatch to override"
-                                          % (risky, value)))
-                proposed.options.extend(_format_options(disks, native))
-                continue
+        too_big = ashift_hold(native, "a %s-byte physical block" % value,
+                              "a namespace of this model",
+                              ashift_bound(disks, smallest), unknown_pools,
+                              options)
+        if too_big:
+            proposed.held.append(Held(model, TUNABLE, value, too_big))
+            proposed.options.extend(_format_options(disks, native))
+            continue
         try:
             new_text = set_model_tunables(new_text, model, {TUNABLE: value})
         except EditError as e:

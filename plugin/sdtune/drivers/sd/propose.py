@@ -58,8 +58,7 @@ from typing import Dict, List, Optional, Tuple
 from ...inventory.disks import Disk, Inventory
 from ...knowndrives import KnownDrive
 from ...records.crosscheck import Suspect, consensus
-from ...records.group import (certified_when, latest_by_serial,
-                              measured_firmware)
+from ...records.group import certified_when, latest_by_serial
 from ...records.record import CertRecord
 from ...driverconf.edit import EditError
 from ...driverconf.parser import parse
@@ -67,8 +66,9 @@ from ...sdconf.edit import Setting, set_tunables
 from ...sdconf.match import Identity, key_matches
 from ...sdconf.model import evaluate
 from ...sdconf.tunables import canonical_value
-from ..ashift import ashift_bound, pools_smallest_ashift, too_large
+from ..ashift import ashift_bound, pools_smallest_ashift
 from ..planning import Change, Held, NotSd, Overrides, Proposed, Reason
+from ..screens import ashift_hold, firmware_screen, operator_value
 from .keys import (NV, UNKNOWN_CACHE, VOLATILE, Member, Proposal, by_value,
                    collision_pick, disputes, key_members, value_text)
 
@@ -249,64 +249,29 @@ def propose(text: str, flavour: str, inv: Inventory,
     return proposed
 
 
-def _firmware(text: Optional[str]) -> str:
-    return (text or "").strip()
-
-
 def _firmware_screen(records: List[CertRecord],
                      present: Dict[str, List[Disk]], options: Overrides,
                      proposed: Proposed) -> List[CertRecord]:
-    """The records plan may use: not those made with a firmware that no
-    installed disk of their key runs, or that name none (when the
-    installed firmware is known), since a firmware update can change
-    what a drive needs.  Each
-    unit certified only with another firmware has the proposals of its
-    latest record held, naming both firmwares; --allow-firmware-mismatch
-    uses them all, with a warning."""
-    usable: List[CertRecord] = []
-    stale: Dict[Tuple[str, str], CertRecord] = {}
-    installed: Dict[str, List[str]] = {}
+    """The records plan may use (screens.firmware_screen, key by key:
+    every tunable a stale record recommends is held); records without a
+    key (of disks sd does not attach) pass."""
+    by_key: Dict[str, List[CertRecord]] = {}
     for rec in records:
-        if rec.key is None:
-            usable.append(rec)
-            continue
-        running = installed.setdefault(rec.key, sorted({
-            _firmware(d.firmware) for d in present.get(rec.key, [])
-            if _firmware(d.firmware)}))
-        # A record that names no firmware is of an unknown one: held like
-        # one of another firmware (adversarial 2026-11-27, F3: an
-        # imported record with "firmware": null bypassed the screen).
-        if not running or _firmware(rec.firmware) in running:
-            usable.append(rec)
-            continue
-        unit = (rec.key, rec.unit_serial or "#%d" % id(rec))
-        if unit not in stale or stale[unit].time < rec.time:
-            stale[unit] = rec
-    current = {(r.key, r.unit_serial) for r in usable}
-    for (key, serial), rec in sorted(stale.items()):
-        if (key, serial) in current:
-            continue    # the unit also has a record of a firmware in use
-        what = "certification %s (serial %s) measured %s; the " \
-            "installed disks of this key run firmware %s" % (
-                certified_when(rec), rec.serial or "?",
-                measured_firmware(rec), ", ".join(installed[key]))
-        if options.allow_firmware_mismatch:
-            proposed.warnings.append("%s: %s: used (--allow-firmware-mismatch)"
-                                     % (key, what))
-            continue
-        for tunable, value in rec.recommended.items():
-            proposed.held.append(Held(key, tunable, value_text(value),
-                                      "%s: a firmware update can change what "
-                                      "the drive needs; certify it again, or "
-                                      "--allow-firmware-mismatch to use it"
-                                      % what))
-        if not rec.recommended:
-            proposed.warnings.append(
-                "%s: %s: not used (certify it again, or "
-                "--allow-firmware-mismatch)" % (key, what))
-    if options.allow_firmware_mismatch:
-        return list(records)
-    return usable
+        if rec.key is not None:
+            by_key.setdefault(rec.key, []).append(rec)
+    usable = set()
+    for key in sorted(by_key):
+        screened = firmware_screen(
+            key, by_key[key], present.get(key, []), "disks of this key",
+            _recommended, options)
+        usable.update(id(r) for r in screened.usable)
+        proposed.held.extend(screened.held)
+        proposed.warnings.extend(screened.warnings)
+    return [r for r in records if r.key is None or id(r) in usable]
+
+
+def _recommended(rec: CertRecord) -> Dict[str, str]:
+    return {t: value_text(v) for t, v in rec.recommended.items()}
 
 
 def _with_consensus(p: Proposal, units: int,
@@ -393,30 +358,20 @@ def _screen(key, props, inv, bound, unknown, conf, flavour, options,
                  % unknown.ids)
             continue
         if written.get(p.tunable) not in (None, value):
-            hold(p, "sd.conf already sets %s:%s for this key; the "
-                 "operator's value is kept" % (p.tunable,
-                                               written[p.tunable]))
-            proposed.warnings.append("%s: keeping the operator's %s:%s (%s "
-                                     "suggests %s)" % (key, p.tunable,
-                                                       written[p.tunable],
-                                                       p.source, value))
+            held, warning = operator_value(key, p.tunable,
+                                           written[p.tunable], value,
+                                           p.source, "sd.conf", "key")
+            proposed.held.append(held)
+            proposed.warnings.append(warning)
             continue
         if written.get(p.tunable) == value:
             continue
-        if p.tunable == "physical-block-size" and int(value) > 512 and \
-                unknown.pools and not options.allow_ashift_mismatch:
-            hold(p, "pool membership and vdev ashift are unknown (%s): "
-                 "a disk of this model may be in an ashift=9 vdev, where "
-                 "physical-block-size %s makes zpool replace/attach fail; "
-                 "--allow-ashift-mismatch to override" % (unknown.pools,
-                                                          value))
-            continue
-        if p.tunable == "physical-block-size" and \
-                too_large(int(value), bound) and \
-                not options.allow_ashift_mismatch:
-            hold(p, "%s: with physical-block-size %s, zpool replace/attach "
-                 "of this model into that vdev fails (EDOM); "
-                 "--allow-ashift-mismatch to override" % (bound[1], value))
+        too_big = ashift_hold(int(value), "physical-block-size %s" % value,
+                              "a disk of this model", bound, unknown.pools,
+                              options) \
+            if p.tunable == "physical-block-size" else None
+        if too_big:
+            hold(p, too_big)
             continue
         if p.tunable == "cache-nonvolatile" and value == "true" and \
                 not p.nv_evidence and not options.allow_no_nv_evidence:
