@@ -15,7 +15,6 @@ report it covers (U1, D3, T8 ...) in its name; every one of them failed on
 path, as an operator would.
 """
 
-import json
 import os
 import stat
 import subprocess
@@ -27,6 +26,8 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 if REPO not in sys.path:
     sys.path.insert(0, REPO)
 
+from sdtune.records.record import QueueDepth  # noqa: E402
+from tests import builders  # noqa: E402
 from tests.harness import sdtuneserver  # noqa: E402
 from tests.sim.appliance import Appliance  # noqa: E402
 
@@ -107,31 +108,20 @@ def inject_record(app: Appliance, key: Optional[str], recommended: dict,
     """A certification record as `sdtune certify` stores it: of the
     firmware the appliance's disks of ``key`` run (plan holds back a
     record of another firmware), unless ``firmware=`` says otherwise."""
-    d = os.path.join(app.root, "var", "sdtune", "certify")
-    os.makedirs(d, exist_ok=True)
     installed = [disk.get("firmware") for disk in app.expected_disks()
                  if key is not None and disk.get("key") == key]
-    rec = {"version": 1, "target": "c9t9d9", "device": "/dev/rdsk/x",
-           "key": key, "serial": serial,
-           "firmware": installed[0] if installed and installed[0]
-           else "0270",
-           "time": when or time.time(), "time_iso": "2026-11-22T00:00:00Z",
-           "source": "test", "logical_block_bytes": 512,
-           "native_sector_bytes": recommended.get("physical-block-size"),
-           "sector_confidence": 0.99, "sector_reason": "injected",
-           "cache": "nonvolatile", "cache_confidence": 0.99,
-           "cache_reason": "injected",
-           "queue_depth": {"knee": 32, "throttle_max": 32,
-                           "throttle_min": None, "confidence": 0.99,
-                           "reason": "injected"},
-           "recommended": recommended,
-           "evidence": {"device": {"nv_sup": nv_sup}}}
+    rec = builders.cert_record(
+        key, serial, firmware=installed[0] if installed and installed[0]
+        else "0270", when=when or time.time(), target="c9t9d9",
+        device="/dev/rdsk/x", time_iso="2026-11-22T00:00:00Z",
+        source="test", native=recommended.get("physical-block-size"),
+        recommended=recommended, sector_reason="injected",
+        cache="nonvolatile", cache_reason="injected", nv_sup=nv_sup,
+        queue_depth=QueueDepth(32, {}, 32, None, 0.99, "injected"),
+    ).to_json()
     rec.update(overrides)
-    name = "%s--%s.json" % ((key or "path").replace(" ", "_"), serial)
-    path = os.path.join(d, name)
-    with open(path, "w") as f:
-        json.dump(rec, f)
-    return path
+    return builders.store_record(app.root, rec, "%s--%s.json" % (
+        (key or "path").replace(" ", "_"), serial))
 
 
 def sd_conf_bytes(app: Appliance) -> bytes:

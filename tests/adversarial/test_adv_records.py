@@ -23,6 +23,8 @@ import time
 import pytest
 
 from tests.adversarial import support
+from sdtune.records.record import QueueDepth
+from tests import builders
 
 # A free disk (no known-drives row): anything plan says about it can
 # only come from a record.
@@ -30,18 +32,15 @@ SAMSUNG = "SAMSUNG MZILS480HEGR/007"
 
 
 def good_fields(**changes) -> dict:
-    rec = {"version": 1, "target": "bad-target", "device": "/dev/rdsk/x",
-           "key": SAMSUNG, "serial": "B1", "firmware": "0270",
-           "time": time.time() + 100, "time_iso": "2026-11-23T00:00:00Z",
-           "source": "test", "logical_block_bytes": 512,
-           "native_sector_bytes": 8192, "sector_confidence": 0.99,
-           "sector_reason": "injected", "cache": "nonvolatile",
-           "cache_confidence": 0.99, "cache_reason": "injected",
-           "queue_depth": {"knee": 8, "throttle_max": 77,
-                           "throttle_min": None, "confidence": 0.99,
-                           "reason": "injected"},
-           "recommended": {"throttle-max": 77, "cache-nonvolatile": True},
-           "evidence": {"device": {"nv_sup": True}}}
+    rec = builders.cert_record(
+        SAMSUNG, "B1", firmware="0270", when=time.time() + 100,
+        target="bad-target", device="/dev/rdsk/x",
+        time_iso="2026-11-23T00:00:00Z", source="test", native=8192,
+        sector_reason="injected", cache="nonvolatile",
+        cache_reason="injected", nv_sup=True,
+        queue_depth=QueueDepth(8, {}, 77, None, 0.99, "injected"),
+        recommended={"throttle-max": 77, "cache-nonvolatile": True},
+    ).to_json()
     rec.update(changes)
     return rec
 

@@ -21,6 +21,7 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, REPO)
 
 from sdtune.findings import CATALOGUE  # noqa: E402
+from tests import builders  # noqa: E402
 from tests.sim.appliance import Appliance  # noqa: E402
 from tests.sim.testing import (add_pair, platform_appliance,  # noqa: E402
                                spare_disk)
@@ -57,14 +58,11 @@ def build(tmp_path, pools=(tank(),), pairs=(), text=None, flavour="nexenta",
 
 def record(app, key, serial, firmware, native=4096, nv_sup=False,
            conf=0.99):
-    d = os.path.join(app.root, "var", "sdtune", "certify")
-    os.makedirs(d, exist_ok=True)
-    with open(os.path.join(d, "%s.json" % serial), "w") as f:
-        json.dump({"key": key, "serial": serial, "firmware": firmware,
-                   "time": time.time(), "time_iso": "2026-11-22T00:00:00Z",
-                   "native_sector_bytes": native, "sector_confidence": conf,
-                   "recommended": {}, "evidence": {"device": {
-                       "nv_sup": nv_sup}}}, f)
+    builders.store_record(app.root, builders.cert_record(
+        key, serial, firmware=firmware, when=time.time(),
+        time_iso="2026-11-22T00:00:00Z", native=native,
+        sector_confidence=conf, recommended={}, nv_sup=nv_sup),
+        "%s.json" % serial)
 
 
 def audit(app, *args, config=None):

@@ -25,6 +25,8 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, REPO)
 
 from tests.sim.appliance import Appliance  # noqa: E402
+from sdtune.records.record import QueueDepth  # noqa: E402
+from tests import builders  # noqa: E402
 
 SCENARIO = os.path.join(REPO, "tests", "sim", "scenarios",
                         "small-nexenta.json")
@@ -58,30 +60,19 @@ def inject_record(app: Appliance, key: str, recommended: dict, serial: str,
                   firmware: str, **more) -> str:
     """A record as `sdtune certify` stores it, under a name of its own
     (tests/adversarial/support.py's keeps the "/" of a key)."""
-    rec = {"version": 1, "target": "c9t9d9", "device": "/dev/rdsk/x",
-           "key": key, "serial": serial, "firmware": firmware,
-           "time": 1795300000.0, "time_iso": "2026-11-22T00:00:00Z",
-           "source": "test", "logical_block_bytes": 512,
-           "native_sector_bytes": 512, "sector_confidence": 0.99,
-           "sector_reason": "injected", "cache": "nonvolatile",
-           "cache_confidence": 0.99, "cache_reason": "injected",
-           "queue_depth": {"knee": 32, "throttle_max": 32,
-                           "throttle_min": None, "confidence": 0.99,
-                           "reason": "injected"},
-           "recommended": recommended,
-           "evidence": {"device": {"nv_sup": True}}}
-    if "throttle-max" in recommended:
-        # The queue verdict that gives it: imports re-derive
-        # recommendations from the verdicts (adversarial U2).
-        rec["queue_depth"].update(knee=recommended["throttle-max"],
-                                  throttle_max=recommended["throttle-max"])
+    # The queue verdict that gives a throttle-max: imports re-derive
+    # recommendations from the verdicts (adversarial U2).
+    knee = recommended.get("throttle-max", 32)
+    rec = builders.cert_record(
+        key, serial, firmware=firmware, when=1795300000.0, target="c9t9d9",
+        device="/dev/rdsk/x", time_iso="2026-11-22T00:00:00Z",
+        source="test", native=512, sector_reason="injected",
+        cache="nonvolatile", cache_reason="injected", nv_sup=True,
+        queue_depth=QueueDepth(knee, {}, knee, None, 0.99, "injected"),
+        recommended=recommended).to_json()
     rec.update(more)
-    os.makedirs(certify_dir(app), exist_ok=True)
-    path = os.path.join(certify_dir(app), "%s--%s.json" % (
+    return builders.store_record(app.root, rec, "%s--%s.json" % (
         key.replace(" ", "_").replace("/", "_"), serial))
-    with open(path, "w") as f:
-        json.dump(rec, f)
-    return path
 
 
 def certify_dir(app: Appliance) -> str:

@@ -69,6 +69,7 @@ import subprocess
 import tempfile
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from tests import builders
 from tests.faults import run_faults as rf
 from tests.sim.appliance import Appliance
 
@@ -448,21 +449,17 @@ def inject_record(app: Appliance, driver: str) -> str:
     disk = next(d for d in app.expected_disks()
                 if d["driver"] == ("sd" if driver == "sd" else "blkdev")
                 and not d["busy"])
-    cert = os.path.join(app.root, "var", "sdtune", "certify")
-    os.makedirs(cert, exist_ok=True)
-    rec = {"key": disk["key"], "serial": disk["serial"],
-           "firmware": disk["firmware"], "time": 1.0,
-           "recommended": {"physical-block-size": 4096,
-                           "throttle-max": 24},
-           "evidence": {"device": {"nv_sup": True}}}
+    fields: dict = dict(recommended={"physical-block-size": 4096,
+                                     "throttle-max": 24})
+    model = None
     if driver == "nvme":
         model = next(d["model"] for d in app.state()["scenario"]["disks"]
                      if d["name"] == disk["name"])
-        rec.update(driver="blkdev", model=model,
-                   native_sector_bytes=4096, sector_confidence=0.99,
-                   recommended={"min-phys-block-size": 4096})
-    with open(os.path.join(cert, "spare.json"), "w") as f:
-        json.dump(rec, f)
+        fields = dict(driver="blkdev", model=model, native=4096,
+                      recommended={"min-phys-block-size": 4096})
+    builders.store_record(app.root, builders.cert_record(
+        disk["key"], disk["serial"], firmware=disk["firmware"], nv_sup=True,
+        **fields), "spare.json")
     return disk["key"] if driver == "sd" else model
 
 

@@ -68,6 +68,7 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, REPO)
 
 from tests.faults import platforms, remote  # noqa: E402
+from tests import builders  # noqa: E402
 from tests.sim.appliance import Appliance  # noqa: E402
 
 SYSCALLS = ("write", "fsync", "rename")
@@ -373,14 +374,10 @@ def main() -> int:
                                        os.path.join(work, label))
                 for label in ("apply", "rollback")}
         for app in apps.values():
-            cert = os.path.join(app.root, "var", "sdtune", "certify")
-            os.makedirs(cert)
-            with open(os.path.join(cert, "intel.json"), "w") as f:
-                json.dump({"key": KEY, "serial": "S1", "firmware": "0270",
-                           "time": 1.0, "recommended": {
-                               "physical-block-size": 4096,
-                               "throttle-max": 32},
-                           "evidence": {"device": {"nv_sup": True}}}, f)
+            builders.store_record(app.root, builders.cert_record(
+                KEY, "S1", firmware="0270", nv_sup=True, recommended={
+                    "physical-block-size": 4096, "throttle-max": 32}),
+                "intel.json")
         plan = os.path.join(work, "plan.json")
         app = apps["apply"]
         assert sdtune(app, ["plan", "--save", plan]).returncode == 0

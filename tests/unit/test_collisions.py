@@ -16,13 +16,13 @@ import os
 import pytest
 
 from sdtune.audit import Auditor
-from sdtune.records.record import CertRecord, QueueDepth
-from sdtune.inventory.disks import Disk, Inventory, SdValues
+from sdtune.inventory.disks import Inventory
 from sdtune.inventory.zdb import TopVdev
 from sdtune.knowndrives import parse_table
 from sdtune.driverconf.parser import parse
 from sdtune.drivers.planning import Overrides
 from sdtune.tune.plan import make_plan, render_plan
+from tests import builders
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 KEY = "ATA     INTEL SSDSC2KB48"
@@ -40,17 +40,8 @@ def shipped():
 
 
 def disk(name, model, serial, key=None, driver="sd", pool=None, ashift=None):
-    key = key if key is not None or driver != "sd" else \
-        "ATA     " + model[:16].ljust(16)
-    return Disk(name=name, instance=None, key=key,
-                vid="ATA     " if key else None,
-                pid=key[8:] if key else None, serial=serial,
-                firmware="0100", size_bytes=1 << 39,
-                logical_block_bytes=512, physical_block_bytes=512, ssd=True,
-                in_use=None, rejected_reasons=[], pool=pool,
-                pool_role="data" if pool else None, vdev_ashift=ashift,
-                sd=SdValues(), ata_model=model if key else None,
-                driver=driver)
+    return builders.disk(name, key, model=model, serial=serial,
+                         driver=driver, pool=pool, ashift=ashift)
 
 
 def record(serial, key=KEY, native=None, nv_sup=False, cache=None,
@@ -58,12 +49,10 @@ def record(serial, key=KEY, native=None, nv_sup=False, cache=None,
     rec = {k.replace("_", "-"): v for k, v in recommended.items()}
     if native and native > 512:
         rec["physical-block-size"] = native
-    return CertRecord(key=key, serial=serial, firmware="0100", time=when,
-                      time_iso="2026-11-2%dT00:00:00Z" % int(when),
-                      native_sector_bytes=native, sector_confidence=0.99,
-                      cache=cache, queue_depth=QueueDepth(confidence=0.99),
-                      recommended=rec,
-                      evidence={"device": {"nv_sup": nv_sup}})
+    return builders.cert_record(
+        key, serial, when=when, native=native, cache=cache, nv_sup=nv_sup,
+        recommended=rec, time_iso="2026-11-2%dT00:00:00Z" % int(when),
+        source=None, logical_block_bytes=None, cache_confidence=None)
 
 
 def plan(disks, records, table=(), **flags):

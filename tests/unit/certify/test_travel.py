@@ -18,9 +18,10 @@ import pytest
 from sdtune.certify import travel
 from sdtune.records.record import CertRecord, QueueDepth
 from sdtune.certify.travel import BadExport, check_export
-from sdtune.inventory.disks import Disk, Inventory, SdValues
+from sdtune.inventory.disks import Inventory
 from sdtune.drivers.planning import Overrides
 from sdtune.tune.plan import make_plan
+from tests import builders
 
 KEY = "ATA     INTEL SSDSC2KB96"
 OTHER = "ATA     SAMSUNG MZ7LM480"
@@ -30,18 +31,15 @@ BY = {"host": "fs01", "platform": "omnios", "sdtune_version": "0.1.0",
 
 def record(serial="PHYF0000", key=KEY, firmware="0132", t=1795000000.5,
            **more) -> CertRecord:
-    doc = {"version": 1, "target": "c1t1d0", "device": "/dev/rdsk/c1t1d0p0",
-           "key": key, "serial": serial, "firmware": firmware, "time": t,
-           "time_iso": "2026-11-18T09:46:40Z", "source": "sdio",
-           "logical_block_bytes": 512, "native_sector_bytes": 4096,
-           "sector_confidence": 0.99, "sector_reason": "measured",
-           "cache": "volatile", "cache_confidence": 0.97,
-           "cache_reason": "measured",
-           "queue_depth": QueueDepth(32, {}, 32, None, 0.9,
-                                     "knee").to_json(),
-           "recommended": {"physical-block-size": 4096},
-           "evidence": {"device": {"nv_sup": False},
-                        "sector": {"rounds": 24, "ratio": 3.25}}}
+    """A stored record, read back as results and import read it."""
+    doc = builders.cert_record(
+        key, serial, firmware=firmware, when=t, target="c1t1d0",
+        device="/dev/rdsk/c1t1d0p0", time_iso="2026-11-18T09:46:40Z",
+        native=4096, sector_reason="measured", cache="volatile",
+        cache_confidence=0.97, cache_reason="measured",
+        queue_depth=QueueDepth(32, {}, 32, None, 0.9, "knee"),
+        evidence={"device": {"nv_sup": False},
+                  "sector": {"rounds": 24, "ratio": 3.25}}).to_json()
     doc.update(more)
     return CertRecord.from_json(doc)
 
@@ -325,12 +323,8 @@ def test_provenance_parsers():
 # ------------------------------------------------------------- plan
 
 def disk(name, key, firmware, serial):
-    return Disk(name=name, instance=None, key=key, vid=key[:8],
-                pid=key[8:], serial=serial, firmware=firmware,
-                size_bytes=1 << 40, logical_block_bytes=512,
-                physical_block_bytes=512, ssd=True, in_use=None,
-                rejected_reasons=[], pool=None, pool_role=None,
-                vdev_ashift=None, sd=SdValues())
+    return builders.disk(name, key, serial=serial, firmware=firmware,
+                         size_bytes=1 << 40, ata_model=None)
 
 
 def plan_of(recs, disks, **options):

@@ -18,10 +18,10 @@ import json
 
 from sdtune.records import storage
 from sdtune.records.crosscheck import Suspect, consensus, cross_check
-from sdtune.records.record import CertRecord, QueueDepth
 from sdtune.commands.certify import (RESULT_COLUMNS, cmd_results,
                                      result_rows, suspect_lines)
 from sdtune.host import RealHost
+from tests import builders
 
 KEY = "ATA     SAMSUNG MZ7LH480"
 OTHER = "ATA     INTEL SSDSC2KB48"
@@ -41,12 +41,11 @@ def unit(serial, key=KEY, native=4096, cache="nonvolatile", iops=1410.0,
                                      "iops": iops * depth,
                                      "lat_mean_ns": lat}
           for rw in ("write", "read") for depth in (1, 2, 4)}
-    return CertRecord(
-        key=key, serial=serial, firmware="HXT7404Q", time=when,
+    return builders.cert_record(
+        key, serial, firmware="HXT7404Q", when=when,
         time_iso="2026-11-20T00:00:%02dZ" % when, target="c1t%sd0" % serial,
-        source=source, logical_block_bytes=512, native_sector_bytes=native,
+        source=source, native=native, recommended={},
         sector_confidence=sector_confidence, cache=cache,
-        cache_confidence=0.99, queue_depth=QueueDepth(confidence=0.99),
         evidence={"device": {"nv_sup": cache == "nonvolatile"},
                   "sector": sector, "queue_depth": qd})
 
