@@ -5,7 +5,7 @@
 #
 # Copyright 2026 the sdtune authors.
 
-"""Tests for `sdio serve` (plugin/engine/serve.c), driven as sdtune drives
+"""Tests for `sdio serve` (plugin/engine/serve_*.c), driven as sdtune drives
 it: a client speaking the framed protocol over the server's stdin and
 stdout.
 

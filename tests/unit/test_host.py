@@ -239,7 +239,7 @@ def test_write_atomic_failure_keeps_old_file(tmp_path):
 
 @pytest.mark.parametrize("bits", [0o4000, 0o2000, 0o1000])
 def test_set_id_and_sticky_files_are_never_written(tmp_path, bits):
-    """The engine's rule (serve.c op_replace, plain_mode) on this host
+    """The engine's rule (serve_files.c op_replace, plain_mode) on this host
     too: a file with set-id or sticky bits is not replaced, and no new
     file gets them."""
     target = tmp_path / "f"

@@ -239,7 +239,7 @@ class RealHost(Host):
                             "user or root may replace it" % old.st_uid,
                             EXIT_REFUSED)
         # The new copy takes the old one's mode: never a set-id one (the
-        # engine's rule too, serve.c op_replace).
+        # engine's rule too, serve_files.c op_replace).
         _plain_mode("write", path, statmod.S_IMODE(old.st_mode),
                     "it has set-id or sticky bits (mode %04o)")
         return old

@@ -9,7 +9,7 @@
 
 The appliance needs no Python: one ssh process runs the engine's file
 and command server there (`sdio serve --root ROOT`, plugin/engine/
-serve.c) for the whole sdtune command, and every Host call is a request
+serve_*.c) for the whole sdtune command, and every Host call is a request
 on that one session (host/wire.py).  The checks that keep sd.conf whole
 run on the appliance, inside the engine: the temporary file in the same
 directory, fsync, rename and directory sync of write_atomic are one
@@ -502,7 +502,7 @@ def _stat_result(n: List[int]) -> os.stat_result:
 def _run_result(dest: str,
                 values: List[object]) -> Tuple[int, bytes, bytes]:
     status, signo, out, err, _ = values
-    # Exit status -1 and a signal, or a status and none (serve.c op_run).
+    # Exit status -1 and a signal, or a status and none (serve_cmds.c op_run).
     if (status < 0) != (signo > 0):  # type: ignore[operator]
         raise not_in_protocol(dest, "run", wire.WireError(
             "exit status %d with signal %d" % (status, signo)))
