@@ -12,7 +12,7 @@
  * writing, replacing, directories and locks, and the confinement of every
  * path to ROOT and to the policy.  The rules each operation keeps, what
  * it refuses and with which error, are the Host contract, written once in
- * plugin/sdtune/host/base.py (the Host class and its methods) for this
+ * plugin/sdtune/host/base.py (its docstring and the Host methods) for this
  * file and for RealHost (plugin/sdtune/host/local.py) alike;
  * tests/contract/test_host_contract.py holds both to it.
  *
@@ -935,6 +935,15 @@ existing(const char *path, struct stat *old, resp_t *r)
 		resp_unum(r, (unsigned long long)old->st_uid);
 		return (-1);
 	}
+	/*
+	 * The new copy takes the old one's mode: never a set-id one.  Here,
+	 * so that check_replaceable refuses what replace refuses.
+	 */
+	if ((old->st_mode & 07000) != 0) {
+		resp_failf(r, "denied", "'%s' has set-id or sticky bits",
+		    path);
+		return (-1);
+	}
 	return (1);
 }
 
@@ -1162,12 +1171,6 @@ op_replace(req_t *q, resp_t *r)
 	}
 	if ((have = existing(path, &old, r)) < 0)
 		goto done;
-	/* The new copy takes the old one's mode: never a set-id one. */
-	if (have && (old.st_mode & 07000) != 0) {
-		resp_failf(r, "denied", "'%s' has set-id or sticky bits",
-		    path);
-		goto done;
-	}
 
 	/* Same directory, so that the rename cannot cross file systems. */
 	random_hex(hex);
@@ -1403,20 +1406,19 @@ lock_at(const char *path, resp_t *r)
 	h->h_ino = st.st_ino;
 }
 
-/* The lock file's directory has no link below the root; O_NOFOLLOW. */
+/*
+ * No link below the root, the lock file itself included: a refusal
+ * (symlink), as for every write, rather than O_NOFOLLOW's ELOOP, a
+ * failure.  O_NOFOLLOW still guards the open.
+ */
 void
 op_lock(req_t *q, resp_t *r)
 {
-	const char *base;
-	char *path, *dir;
+	char *path;
 
-	if ((path = write_path(q, 0, 0, r)) == NULL)
+	if ((path = write_path(q, 0, 1, r)) == NULL)
 		return;
-	if ((dir = dir_of(path, &base)) == NULL)
-		resp_fail(r, "nomem", "out of memory");
-	else if (check_symlinks(dir, r) == 0)
-		lock_at(path, r);
-	free(dir);
+	lock_at(path, r);
 	free(path);
 }
 
