@@ -36,7 +36,7 @@
  *	report.c	the run mode's JSON and human output
  *	paired.c	`sdio paired`
  *	scsi.c		`sdio scsi`, and the SCSI pass-through
- *	serve.c		`sdio serve`, sdtune's file and command server on
+ *	serve_*.c	`sdio serve`, sdtune's file and command server on
  *			stdin/stdout, for use over SSH
  *	diskmgt.c	`sdio diskmgt`, fixed disks and their in-use state from
  *			illumos libdiskmgt (dlopen()ed) as JSON

@@ -5,7 +5,7 @@
 #
 # Copyright 2026 the sdtune authors.
 
-"""Tests for `sdio serve` (plugin/engine/serve.c), driven as sdtune drives
+"""Tests for `sdio serve` (plugin/engine/serve_*.c), driven as sdtune drives
 it: a client speaking the framed protocol over the server's stdin and
 stdout.
 
@@ -502,9 +502,11 @@ def test_replace_new_and_existing(srv, root):
     assert stat.S_IMODE(st.st_mode) == 0o640
     assert (st.st_uid, st.st_gid) == (1234, 5678)
     # A set-id file keeps its mode in the new copy: new contents of a
-    # set-id program are refused (U4).
+    # set-id program are refused (U4), and check_replaceable says so.
     os.chmod(path, 0o4755)
     assert srv.err("replace", path, 0o604, b"") == [
+        "denied", "'%s' has set-id or sticky bits" % path]
+    assert srv.err("check_replaceable", path) == [
         "denied", "'%s' has set-id or sticky bits" % path]
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o4755
     assert read(path) == b"second\n" * 1000
@@ -699,10 +701,11 @@ def test_many_locks_and_unlock_by_identity(srv, root):
 
 
 def test_lock_refuses_symlink(srv, root):
+    """The lock file itself a link: a refusal, as for every write."""
     write(os.path.join(root, "real"), b"")
     os.symlink("real", os.path.join(root, "link"))
-    assert srv.err("lock", os.path.join(root, "link"))[:2] == [
-        "errno", "open"]
+    assert srv.err("lock", os.path.join(root, "link")) == [
+        "symlink", os.path.join(root, "link")]
 
 
 # -- commands ---------------------------------------------------------------

@@ -5,9 +5,10 @@
 #
 # Copyright 2026 the sdtune authors.
 
-"""The wire protocol is written twice, in C (plugin/engine/serve.c) and
-in Python (plugin/sdtune/host/wire.py): these tests hold the two to the
-same constants, the same ops, and the same shape of every answer (the
+"""The wire protocol is written twice, in C (plugin/engine/serve.h, its
+constants, and serve_dispatch.c, its table of ops) and in Python
+(plugin/sdtune/host/wire.py): these tests hold the two to the same
+constants, the same ops, and the same shape of every answer (the
 engine's real answers read by the client's reader)."""
 
 import io
@@ -20,17 +21,26 @@ import pytest
 from sdtune.host import wire
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-SERVE_C = os.path.join(REPO, "plugin", "engine", "serve.c")
+ENGINE = os.path.join(REPO, "plugin", "engine")
+# Where the constants are defined (once), and where the table of ops is.
+SERVE_H = os.path.join(ENGINE, "serve.h")
+DISPATCH_C = os.path.join(ENGINE, "serve_dispatch.c")
 
 
-def serve_c():
-    with open(SERVE_C) as f:
+def source(path):
+    with open(path) as f:
         return f.read()
 
 
 def define(name):
-    m = re.search(r"(?m)^#define\s+%s\s+(.+?)\s*(/\*.*)?$" % name, serve_c())
+    pattern = r"(?m)^#define\s+%s\s+(.+?)\s*(/\*.*)?$" % name
+    m = re.search(pattern, source(SERVE_H))
     assert m, name
+    # Defined once: no other source of the server defines it again.
+    for other in os.listdir(ENGINE):
+        if other.startswith("serve") and other != "serve.h":
+            assert not re.search(pattern, source(os.path.join(
+                ENGINE, other))), (name, other)
     text = m.group(1)
     if text.startswith('"'):
         return text.strip('"').encode()
@@ -51,7 +61,7 @@ def test_constants_are_the_same_on_both_sides(c_name, py_value):
 
 
 def test_the_ops_are_the_same_on_both_sides():
-    table = serve_c().split("static const op_t ops[] = {", 1)[1]
+    table = source(DISPATCH_C).split("static const op_t ops[] = {", 1)[1]
     table = table.split("};", 1)[0]
     ops = re.findall(r'\{ "([a-z_]+)",', table)
     assert sorted(ops) == sorted(wire.ANSWERS)

@@ -10,7 +10,7 @@
 
 `sdtune --host appliance CMD` drives the simulated appliance over one
 real OpenSSH session (tests/ssh/sshd.py, 127.0.0.1 only), in which the
-engine (`sdio serve`, plugin/engine/serve.c) does every file access, the
+engine (`sdio serve`, plugin/engine/serve_*.c) does every file access, the
 lock, sd.conf's replace and every command.  The appliance's `[commands]
 sdio` is a wrapper script that runs `sdio serve` under strace as the run
 at hand asks (without -f: the engine alone, not the commands it runs)

@@ -33,7 +33,7 @@ def sources():
 
 def test_every_source_file_has_the_cddl_header():
     found = list(sources())
-    assert len(found) > 250 and "plugin/engine/serve.c" in found
+    assert len(found) > 250 and "plugin/engine/serve.h" in found
     missing = []
     for rel in found:
         with open(os.path.join(REPO, rel), encoding="utf-8") as f:

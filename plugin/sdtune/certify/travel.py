@@ -68,7 +68,7 @@ _HEX64 = re.compile(r"^[0-9a-f]{64}\Z")
 _ORIGIN_FIELDS = ("host", "platform", "sdtune_version", "engine_version")
 # A file name's limit (NAME_MAX of illumos and Linux), in bytes, less
 # what Host.write_atomic's temporary name adds to it (".NAME.sdtune.PID.
-# HEX8", local.py and serve.c: 1 + 8 + a pid of up to 10 digits + 1 + 8).
+# HEX8", local.py and serve_files.c: 1 + 8 + a pid of up to 10 digits + 1 + 8).
 NAME_MAX = 255
 NAME_LIMIT = NAME_MAX - 28
 

@@ -7,7 +7,57 @@
 
 """The Host interface: everything sdtune may do to the machine it works
 on, and what a command run returns.  Two implementations: the machine
-itself (local.py) and an appliance over SSH (ssh.py).
+itself (local.py) and an appliance over SSH (ssh.py), whose engine
+(plugin/engine/serve_files.c, serve_cmds.c) does the work there.
+
+The Host contract.  The rules below, and each method's docstring, are
+the one written source both implementations keep;
+tests/contract/test_host_contract.py runs each rule against both.  An
+error is a HostError: a refusal exits 3 (EXIT_REFUSED: unsafe, nothing
+was done), a failure 4 (EXIT_FAILED: the system said no, reason its
+strerror); LockedError is the refusal of a lock someone holds.  Paths
+are real paths (sys_path); "below the root" means the root or under it.
+
+  Reading (read_bytes, exists, is_dir, stat, same_file, listdir,
+  readlink, read_links) changes nothing.  A failure is a failure, not
+  an answer: exists() and is_dir() say False only when there is no such
+  file (ENOENT, ENOTDIR), never for EACCES, ELOOP or ENAMETOOLONG.
+  read_bytes never waits on a FIFO and never reads more than its limit.
+  listdir sorts by the names' bytes.
+
+  Writing (create_new, write_atomic, check_replaceable, mkdirs, remove,
+  remove_dir, lock) never goes through a symbolic link below the root,
+  the last component included: refused, exit 3, "'P' is a symbolic
+  link" (links above the root are not on the way).  Nothing is made
+  with set-uid, set-gid or sticky bits (refused, exit 3), and a file
+  that has them is never replaced.  create_new refuses (exit 3) when
+  anything is there already.  write_atomic is all or nothing: a
+  temporary file in the same directory, synced, renamed over the
+  target, the directory synced; readers see the old file or the new
+  one, and on a failure before the rename the target is untouched and
+  the temporary file gone.  It replaces only a regular file (else
+  refused, exit 3), keeping its mode and owner; an ordinary user only
+  one it owns and may write.  Removals are made durable like renames;
+  the root is never removed (refused, exit 3).
+
+  Locks are POSIX record locks over the whole lock file (mode 0644,
+  holding the holder's pid), so that sdtune on the machine and sdtune
+  over SSH exclude each other; a second lock of a held file, in the
+  same process too, is refused (LockedError, exit 3) without dropping
+  the first.
+
+  Commands (run) are allow-listed names with absolute paths, run with
+  an argv (never a shell), the fixed COMMAND_ENV, "/" as working
+  directory, stdin or /dev/null, and a time bound ("timed out after N
+  s", exit 4, the command killed).  A non-zero exit is data; a signal is
+  returncode -SIGNO.  More than READ_LIMIT bytes on stdout or stderr is
+  a failure, never memory without end.
+
+  One difference, by design: the engine writes nothing outside its root
+  (refused, exit 3), for it serves an ssh key that may be forced to
+  `sdio serve --root /`; on the machine itself the root (-R) is where
+  system paths resolve, not a fence, and a file the operator names
+  (plan --save, an export) may be anywhere.
 """
 
 import abc
@@ -79,7 +129,8 @@ class Host(abc.ABC):
     @abc.abstractmethod
     def read_bytes(self, path: str, limit: int = READ_LIMIT) -> bytes:
         """Contents of the file at real path ``path``; more than ``limit``
-        bytes is an error, not a longer wait."""
+        bytes is a failure, not a longer wait, and a FIFO is read
+        without waiting (empty, or a failure)."""
 
     @abc.abstractmethod
     def exists(self, path: str) -> bool:
@@ -103,28 +154,41 @@ class Host(abc.ABC):
 
     @abc.abstractmethod
     def listdir(self, path: str) -> List[str]:
-        """Sorted names in the directory at real path ``path``."""
+        """Names in the directory at real path ``path``, without . and
+        .., sorted by their bytes."""
 
     @abc.abstractmethod
     def write_atomic(self, path: str, data: bytes,
                      mode: Optional[int] = None) -> None:
-        """Replace the file at ``path`` with ``data``, all or nothing."""
+        """Replace the file at ``path`` with ``data``, all or nothing:
+        readers see the old file or the new one.  An existing file keeps
+        its mode and owner; a new one gets ``mode`` (default 0644,
+        whatever the umask).  Refused (exit 3): a symbolic link below
+        the root, a target that is not a regular file or has set-id or
+        sticky bits, a ``mode`` with them, a file an ordinary user does
+        not own."""
 
     @abc.abstractmethod
     def create_new(self, path: str, data: bytes, mode: int = 0o600) -> None:
-        """Create the file ``path`` holding ``data``; refuse (exit 3) if
-        anything already exists there."""
+        """Create the file ``path`` holding ``data`` with ``mode`` (less
+        the umask), synced; refuse (exit 3) if anything already exists
+        there, if a component below the root is a symbolic link, or if
+        ``mode`` has set-id or sticky bits."""
 
     @abc.abstractmethod
     def check_replaceable(self, path: str) -> None:
         """Raise unless write_atomic(path) could replace the file: no
-        symlink on the way, a regular file (or none), a writable place."""
+        symlink on the way, a regular file (or none) without set-id or
+        sticky bits, a writable place; the same refusals, nothing
+        written."""
 
     @abc.abstractmethod
     def run(self, name: str, args: Sequence[str],
             timeout_s: Optional[float] = None,
             stdin: Optional[bytes] = None) -> CommandResult:
-        """Run allow-listed command ``name`` with arguments ``args``."""
+        """Run allow-listed command ``name`` with arguments ``args``
+        (the rules of the module docstring: no shell, a fixed
+        environment, a time bound, bounded output)."""
 
     @abc.abstractmethod
     def user(self) -> str:
@@ -152,24 +216,30 @@ class Host(abc.ABC):
 
     @abc.abstractmethod
     def lock(self, path: str) -> ContextManager[None]:
-        """Hold an exclusive lock on lock file ``path`` (real path);
-        refused (exit 3) when a component below the root is a symbolic
-        link, as for writes."""
+        """Hold an exclusive lock on lock file ``path`` (real path),
+        created if missing; LockedError (exit 3) when anyone holds it,
+        this process included (the lock it holds is kept); refused
+        (exit 3) when a component below the root, the lock file itself
+        included, is a symbolic link, as for writes."""
 
     @abc.abstractmethod
     def mkdirs(self, path: str, mode: int = 0o755) -> None:
-        """Create directory ``path`` and its parents if missing; refused
-        (exit 3) when a component below the root is a symbolic link, as
-        for writes: nothing is created through it."""
+        """Create directory ``path`` (with ``mode``) and its parents if
+        missing; refused (exit 3) when a component below the root is a
+        symbolic link, as for writes: nothing is created through it, or
+        when ``mode`` has set-id or sticky bits."""
 
     @abc.abstractmethod
     def remove(self, path: str) -> None:
-        """Remove the file at ``path``."""
+        """Remove the file at ``path``, durably; refused (exit 3) when a
+        component below the root, the file itself included, is a
+        symbolic link."""
 
     @abc.abstractmethod
     def remove_dir(self, path: str) -> None:
-        """Remove the empty directory ``path`` (never the root), durably;
-        HostError when it is not empty or cannot be removed."""
+        """Remove the empty directory ``path``, durably; refused (exit 3)
+        for the root or through a symbolic link below it; HostError when
+        it is not empty or cannot be removed."""
 
     def read_links(self, directory: str) -> Dict[str, str]:
         """Every symbolic link in ``directory``, name to target: one

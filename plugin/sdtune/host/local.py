@@ -19,6 +19,7 @@ import errno
 import fcntl
 import os
 import pwd
+import selectors
 import stat as statmod
 import signal
 import subprocess
@@ -101,6 +102,61 @@ def _plain_mode(verb: str, path: str, mode: int,
         raise HostError(verb, path, why % mode, EXIT_REFUSED)
 
 
+def _exchange(proc: subprocess.Popen, stdin: Optional[bytes],
+              timeout: float, path: str) -> Tuple[bytes, bytes]:
+    """What the command proc writes on stdout and stderr, given stdin,
+    as Popen.communicate() gives it, but bounded as the engine bounds it
+    (RUN_OUT_MAX, serve_cmds.c): more than READ_LIMIT bytes on either
+    stream is an error, never memory without end (`cat /dev/zero`).
+    TimeoutExpired once timeout seconds have passed."""
+    deadline = time.monotonic() + timeout
+    assert proc.stdout is not None and proc.stderr is not None
+    out = {proc.stdout: bytearray(), proc.stderr: bytearray()}
+    pending = memoryview(stdin or b"")
+    with selectors.DefaultSelector() as sel:
+        for stream in out:
+            sel.register(stream, selectors.EVENT_READ)
+        if proc.stdin is not None:
+            if pending:
+                os.set_blocking(proc.stdin.fileno(), False)
+                sel.register(proc.stdin, selectors.EVENT_WRITE)
+            else:
+                proc.stdin.close()
+        while sel.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise subprocess.TimeoutExpired(proc.args, timeout)
+            for key, _ in sel.select(left):
+                stream = key.fileobj
+                if stream is proc.stdin:
+                    try:
+                        pending = pending[os.write(proc.stdin.fileno(),
+                                                   pending[:65536]):]
+                    except BlockingIOError:
+                        continue
+                    except BrokenPipeError:
+                        # It exited without reading its input: no error,
+                        # its exit status and stderr tell what happened.
+                        pending = pending[:0]
+                    if not pending:
+                        sel.unregister(stream)
+                        with contextlib.suppress(OSError):
+                            proc.stdin.close()
+                    continue
+                chunk = os.read(stream.fileno(), 65536)  # type: ignore
+                if not chunk:
+                    sel.unregister(stream)
+                    continue
+                out[stream] += chunk     # type: ignore[index]
+                if len(out[stream]) > READ_LIMIT:   # type: ignore
+                    raise HostError("run", path, "larger than %d MiB: not "
+                                    "an input sdtune reads"
+                                    % (READ_LIMIT >> 20))
+    # Its output is closed; it may still run, up to the deadline.
+    proc.wait(max(0.0, deadline - time.monotonic()))
+    return bytes(out[proc.stdout]), bytes(out[proc.stderr])
+
+
 class RealHost(Host):
     """The machine itself, with system paths under ``root``."""
 
@@ -180,7 +236,10 @@ class RealHost(Host):
 
     def listdir(self, path: str) -> List[str]:
         try:
-            return sorted(os.listdir(path))
+            # By the bytes of the names, as the engine sorts them: the
+            # code points of undecodable names (surrogate escapes) sort
+            # otherwise.
+            return sorted(os.listdir(path), key=os.fsencode)
         except OSError as e:
             raise HostError("list", path, os_reason(e)) from e
 
@@ -239,7 +298,7 @@ class RealHost(Host):
                             "user or root may replace it" % old.st_uid,
                             EXIT_REFUSED)
         # The new copy takes the old one's mode: never a set-id one (the
-        # engine's rule too, serve.c op_replace).
+        # engine's rule too, serve_files.c op_replace).
         _plain_mode("write", path, statmod.S_IMODE(old.st_mode),
                     "it has set-id or sticky bits (mode %04o)")
         return old
@@ -356,6 +415,7 @@ class RealHost(Host):
                 raise HostError("sync", directory, os_reason(e)) from e
 
     def mkdirs(self, path: str, mode: int = 0o755) -> None:
+        _plain_mode("create", path, mode)
         # Checked first: makedirs would create the missing directories
         # wherever a link on the way points.
         self._check_no_symlinks(os.path.abspath(path), "create")
@@ -367,6 +427,9 @@ class RealHost(Host):
     def remove(self, path: str) -> None:
         """Unlink, durably: a rollback that removes a boot module must
         not see it come back after a power loss."""
+        # As for every write: no link on the way, nor the file itself a
+        # link (the engine's rule).
+        self._check_no_symlinks(os.path.abspath(path), "remove")
         try:
             os.unlink(path)
         except OSError as e:
@@ -377,7 +440,8 @@ class RealHost(Host):
         # As the engine: the root is never removed, and no link on the
         # way may lead the removal elsewhere.
         if os.path.abspath(path) == self.root:
-            raise HostError("remove", path, "it is the system root")
+            raise HostError("remove", path, "it is the system root",
+                            EXIT_REFUSED)
         self._check_no_symlinks(os.path.abspath(path), "remove")
         try:
             os.rmdir(path)
@@ -409,17 +473,15 @@ class RealHost(Host):
                 raise HostError("run", path, os_reason(e)) from e
             self._running[proc.pid] = proc
         try:
-            # EPIPE on the child's stdin (it exited without reading) is
-            # ignored here: its exit status and stderr tell what failed.
-            out, err = proc.communicate(stdin, timeout=timeout)
+            out, err = _exchange(proc, stdin, timeout, path)
         except subprocess.TimeoutExpired as e:
             proc.kill()
-            proc.communicate()
+            proc.wait()
             raise HostError("run", path,
                             "timed out after %g s" % timeout) from e
         except OSError as e:
             # Writing its input or reading its output failed (EPIPE is
-            # not among these: communicate() ignores it).
+            # not among these: _exchange() ignores it).
             proc.kill()
             proc.wait()
             raise HostError("run", path, os_reason(e)) from e
@@ -484,6 +546,13 @@ class RealHost(Host):
     def lock(self, path: str) -> Iterator[None]:
         # O_NOFOLLOW guards the last component only.
         self._check_no_symlinks(os.path.abspath(path), "lock")
+        # Held already: refused before an open, whose close would drop
+        # the lock (POSIX locks are the process's, not the descriptor's).
+        with contextlib.suppress(OSError):
+            st = os.lstat(path)
+            if (st.st_dev, st.st_ino) in self._held_locks:
+                raise LockedError("lock", path,
+                                  "locked by another sdtune process")
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW
                          | os.O_CLOEXEC, 0o644)
@@ -491,10 +560,16 @@ class RealHost(Host):
             raise HostError("lock", path, os_reason(e)) from e
         try:
             st = os.fstat(fd)
-            key = (st.st_dev, st.st_ino)
-            if key in self._held_locks:
-                raise LockedError("lock", path,
-                                  "locked by another sdtune process")
+        except OSError as e:
+            os.close(fd)
+            raise HostError("lock", path, os_reason(e)) from e
+        key = (st.st_dev, st.st_ino)
+        if key in self._held_locks:
+            # A held file renamed here since the lstat: closing fd would
+            # drop its lock, so fd is left open (the engine does so too).
+            raise LockedError("lock", path,
+                              "locked by another sdtune process")
+        try:
             try:
                 fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError as e:

@@ -9,7 +9,7 @@
 
 The appliance needs no Python: one ssh process runs the engine's file
 and command server there (`sdio serve --root ROOT`, plugin/engine/
-serve.c) for the whole sdtune command, and every Host call is a request
+serve_*.c) for the whole sdtune command, and every Host call is a request
 on that one session (host/wire.py).  The checks that keep sd.conf whole
 run on the appliance, inside the engine: the temporary file in the same
 directory, fsync, rename and directory sync of write_atomic are one
@@ -88,7 +88,8 @@ class SshHost(Host):
                  ssh_options: Sequence[str] = (),
                  timeout_s: float = 60.0,
                  connect_timeout_s: int = 30,
-                 libraries: Optional[Mapping[str, str]] = None) -> None:
+                 libraries: Optional[Mapping[str, str]] = None,
+                 transport: Optional[Sequence[str]] = None) -> None:
         self.dest = check_destination(dest)
         self.root = root
         self.commands = dict(commands or {})
@@ -98,6 +99,13 @@ class SshHost(Host):
         self.ssh_options = list(ssh_options)
         self.timeout_s = timeout_s
         self.connect_timeout_s = connect_timeout_s
+        # None: the session is ssh to DEST.  Otherwise the argv that
+        # carries the session instead, the engine's own argv appended as
+        # separate words (no shell, nothing quoted); () runs the engine
+        # itself over a pipe on this machine, which is how
+        # tests/contract holds this host and RealHost to one contract
+        # without an sshd.
+        self.transport = None if transport is None else list(transport)
         self._proc: Optional[subprocess.Popen] = None
         self._stderr: List[bytes] = []
         self._reader: Optional[threading.Thread] = None
@@ -123,8 +131,10 @@ class SshHost(Host):
         return "%s:%s" % (self.dest, path)
 
     def argv(self) -> List[str]:
-        """The ssh command line of the session."""
+        """The command line of the session: ssh, or the transport."""
         engine = allowed(self.commands, "commands", "sdio", "run")
+        if self.transport is not None:
+            return [*self.transport, engine, "serve", "--root", self.root]
         remote = "%s serve --root %s" % (shlex.quote(engine),
                                          shlex.quote(self.root))
         return [self.ssh, *FORCED_OPTIONS, "-o",
@@ -143,9 +153,11 @@ class SshHost(Host):
         if self._proc is not None:
             return self._proc
         argv = self.argv()
-        if not os.path.isabs(self.ssh):
-            raise HostError("reach", self.dest, "the [ssh] ssh path '%s' "
-                            "is not absolute" % self.ssh)
+        if not os.path.isabs(argv[0]):
+            raise HostError("reach", self.dest, "the %s '%s' is not "
+                            "absolute" % ("[ssh] ssh path" if self.transport
+                                          is None else "transport",
+                                          argv[0]))
         try:
             # Its own session: Ctrl-C stops sdtune, which can then still
             # ask the appliance whether a change was left half done.
@@ -155,7 +167,7 @@ class SshHost(Host):
                 start_new_session=True)
         except OSError as e:
             raise HostError("reach", self.dest, "cannot run %s: %s"
-                            % (self.ssh, e.strerror or "error")) from e
+                            % (argv[0], e.strerror or "error")) from e
         self._reader = threading.Thread(target=self._drain_stderr,
                                         daemon=True)
         self._reader.start()
@@ -297,7 +309,8 @@ class SshHost(Host):
         settings, closed with this one."""
         other = SshHost(self.dest, self.root, self.commands, self.ssh,
                         self.ssh_options, self.timeout_s,
-                        self.connect_timeout_s, self.libraries)
+                        self.connect_timeout_s, self.libraries,
+                        self.transport)
         self._workers.append(other)
         return other
 
@@ -495,14 +508,21 @@ def not_in_protocol(dest: str, op: str,
 
 
 def _stat_result(n: List[int]) -> os.stat_result:
-    # os.stat_result takes whole seconds in these positions.
-    return os.stat_result(n[:7] + [t // 1000000000 for t in n[7:10]])
+    """As os.stat() gives it: whole seconds in the tuple's positions,
+    and st_atime, st_mtime, st_ctime (float) and their _ns by name, which
+    os.stat_result leaves None unless given."""
+    times = n[7:10]
+    extra = {}
+    for name, ns in zip(("st_atime", "st_mtime", "st_ctime"), times):
+        extra[name] = ns / 1e9
+        extra[name + "_ns"] = ns
+    return os.stat_result(n[:7] + [t // 1000000000 for t in times], extra)
 
 
 def _run_result(dest: str,
                 values: List[object]) -> Tuple[int, bytes, bytes]:
     status, signo, out, err, _ = values
-    # Exit status -1 and a signal, or a status and none (serve.c op_run).
+    # Exit status -1 and a signal, or a status and none (serve_cmds.c op_run).
     if (status < 0) != (signo > 0):  # type: ignore[operator]
         raise not_in_protocol(dest, "run", wire.WireError(
             "exit status %d with signal %d" % (status, signo)))
@@ -603,9 +623,11 @@ def error_of(dest: str, fields: List[str], verb: str, obj: str,
     if code in refusals:
         return HostError("create" if code == "exists" else verb, where,
                          refusals[code], EXIT_REFUSED)
+    # read's toolarge names the limit it was given; run's, the stream.
+    limit = int(first) if re.match(r"^[0-9]{1,12}$", first) else READ_LIMIT
     failures = {
         "toolarge": "larger than %d MiB: not an input sdtune reads"
-                    % (READ_LIMIT >> 20),
+                    % (limit >> 20),
         "perm": "Permission denied",
         "tmpexists": "temporary file '%s' exists" % first,
         "dirnotwritable": "directory '%s' is not writable" % first,

@@ -6,7 +6,7 @@
 # Copyright 2026 the sdtune authors.
 
 """The protocol of `sdio serve`, the engine's file and command server that
-SshHost talks to over one SSH session (plugin/engine/serve.c has the
+SshHost talks to over one SSH session (plugin/engine/serve_*.c have the
 other side): the framing, and the shape of every answer.  Pure: bytes
 in, bytes out.
 
@@ -20,7 +20,7 @@ order, so several may be sent before the first answer is read (one
 round trip for many).
 
 The constants below are the engine's too: tests/engine/test_wire_constants.py
-holds serve.c to them, and to ANSWERS' list of operations.
+holds serve.h and serve_dispatch.c to them, and to ANSWERS' list of operations.
 """
 
 import io
@@ -203,7 +203,7 @@ def REPEAT(field: bytes) -> object:
     raise AssertionError("REPEAT is a mark, not a kind")
 
 
-# The fields of each operation's ok answer, one kind each (serve.c's
+# The fields of each operation's ok answer, one kind each (serve_dispatch.c's
 # table of ops says the same in words).  A shape ending in REPEAT is that
 # group of kinds any number of times, each group whole.
 ANSWERS: Dict[str, Tuple[Kind, ...]] = {

@@ -8,54 +8,17 @@
  */
 
 /*
- * serve.c: `sdio serve --root ROOT`, a file and command server on
- * stdin/stdout, so that sdtune on another machine can use an appliance
- * over one SSH session (ssh host -- /path/sdio serve --root /).  Each
- * op does what sdtune's RealHost (plugin/sdtune/host/local.py) does on
- * the machine itself, with the same checks.
- *
- * Framing, both directions, binary safe.  A message is a header line and
- * N fields, each "LEN\n" and exactly LEN raw bytes.  A request's header
- * is "OP N\n"; a response's is "ok N SEQ\n" or "err N SEQ\n", SEQ being
- * the number of the request it answers (counted from 1, wrapping from
- * MAX_SEQ to 1), so that the client sees at once an answer lost,
- * repeated or added on the way.  N is the decimal count of fields; at
- * most MAX_FIELDS fields, MAX_FIELD bytes each.  A malformed message gets
- * one response, err [protocol, DESCRIPTION], and the server exits 1; EOF
- * between messages ends it with exit 0.  Requests are answered in order,
- * one response each, flushed at once.  plugin/sdtune/host/wire.py is the
- * client's side; tests/engine/test_wire_constants.py holds the two to the
- * same constants and ops.
+ * serve_files.c: the file operations of `sdio serve` (serve.h): reading,
+ * writing, replacing, directories and locks, and the confinement of every
+ * path to ROOT and to the policy.  The rules each operation keeps, what
+ * it refuses and with which error, are the Host contract, written once in
+ * plugin/sdtune/host/base.py (its docstring and the Host methods) for this
+ * file and for RealHost (plugin/sdtune/host/local.py) alike;
+ * tests/contract/test_host_contract.py holds both to it.
  *
  * Errors are err [CODE, DETAIL...]; a failed system call is
- * err [errno, STAGE, strerror, ERRNO-NUMBER].  Ops (fields -> ok fields):
- *	hello []		[2, euid, user, pid, root, zone]
- *				(zone: the zone's name on illumos, "" elsewhere)
- *	read [path, limit]	[bytes]; toolarge [limit]
- *	stat, lstat [path]	[mode, ino, dev, nlink, uid, gid, size,
- *				atime_ns, mtime_ns, ctime_ns]
- *	listdir [path]		names, sorted bytewise, no . and ..
- *	readlink [path]		[target]
- *	readlinks [dir]		name, target of every symlink, by name
- *	samefile [a, b]		[1|0]
- *	access [path, mode]	[1|0]
- *	can_run [path]		[1|0]: absolute, a regular file, X_OK
- *	create [path, mode, data]	[]; exists, symlink
- *	replace [path, default_mode, data]	[]; notreg, perm, owner,
- *				symlink, tmpexists, group, sync
- *	check_replaceable [path]	[]; as replace, and dirnotwritable
- *	mkdirs [path, mode]	[]
- *	remove [path]		[]
- *	rmdir [path]		[]: an empty directory
- *	lock [path]		[]; locked
- *	unlock [path]		[]; notlocked
- *	run [path, timeout_ms, has_stdin, stdin, args...]
- *				[exit_status, signal, stdout, stderr,
- *				elapsed_ns]; timeout, toolarge
- *	now []			[realtime ns]
- *	bye []			[], then exit 0
- * An unknown op or a wrong field count is err [usage, DESCRIPTION]; a
- * request the policy (below) does not allow is err [denied, WHAT].
+ * err [errno, STAGE, strerror, ERRNO-NUMBER] (serve_dispatch.c lists the
+ * codes of each op).
  *
  * Confinement.  Every path is first made absolute (relative to the
  * working directory) and lexically normal: "." and ".." components are
@@ -72,9 +35,9 @@
  *    resolved, for lstat and readlink all but the last component) must
  *    be below one of those too.  Without a policy, reads are not
  *    confined: the operator may name scratch files anywhere.
- *  - With a policy, run executes only the paths its "run" lines name,
- *    and writes must also be below one of its "write" trees when it has
- *    any.  Without one, run executes any absolute path.
+ *  - With a policy, run executes only the paths its "run" lines name
+ *    (serve_may_run), and writes must also be below one of its "write"
+ *    trees when it has any.  Without one, run executes any absolute path.
  * The policy is the file POLICY_NAME beside the engine's executable, or
  * the one --allow FILE names; it must be a regular file owned by root
  * (or by the user the engine runs as) and writable by nobody else, or
@@ -91,7 +54,7 @@
  * and renames it over the target, then syncs the directory: readers see
  * the old file or the new one.  A temporary file (of replace or create)
  * is removed on any failure before the rename, and on SIGTERM, SIGHUP
- * or SIGINT, whose handlers also kill a running command's process.
+ * or SIGINT (serve_dispatch.c's handler, through pending_tmp).
  *
  * Locks are POSIX record locks over the whole file, the ones Python's
  * fcntl.lockf() takes, so a local sdtune and a remote one exclude each
@@ -100,65 +63,7 @@
  * a held file a second time.
  */
 
-#include "sdio.h"
-
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <poll.h>
-#include <pwd.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
-#ifdef __sun
-#include <zone.h>
-#endif
-
-#define	PROTO_VERSION	"2"
-#define	MAX_SEQ		999999999999ULL	/* then the count starts at 1 */
-#define	MAX_FIELDS	1000000
-#define	MAX_FIELD	(80UL << 20)
-#define	MAX_HEADER	64	/* bytes of a header line */
-#define	MAX_LEN_LINE	24	/* bytes of a field's length line */
-#define	IN_BUFSZ	65536
-#define	OUT_BUFSZ	65536
-#define	RUN_OUT_MAX	(64UL << 20)	/* a command's stdout, stderr */
-#define	MAX_LOCKS	64
-#define	CLOSE_FDS_MAX	65536	/* the child closes fds below it */
-#define	POLL_MAX_MS	60000
-#define	NS		1000000000LL
-#define	POLICY_NAME	"sdio-serve.allow"
-#define	POLICY_MAX	65536	/* bytes of a policy file */
-
-/* One field of a request: len bytes and a NUL after them. */
-typedef struct field {
-	char		*f_data;
-	size_t		f_len;
-} field_t;
-
-typedef struct req {
-	char		q_op[MAX_HEADER];
-	field_t		*q_f;
-	size_t		q_n;
-	size_t		q_cap;
-} req_t;
-
-/* A response being built; every field is malloc'd and owned. */
-typedef struct resp {
-	int		r_err;
-	field_t		*r_f;
-	size_t		r_n;
-	size_t		r_cap;
-	int		r_oom;
-} resp_t;
+#include "serve.h"
 
 typedef struct held {
 	int		h_fd;		/* -1: a free slot */
@@ -167,425 +72,11 @@ typedef struct held {
 	char		*h_path;
 } held_t;
 
-typedef struct op {
-	const char	*op_name;
-	int		op_min;		/* fields */
-	int		op_max;		/* -1: no upper bound */
-	void		(*op_fn)(req_t *, resp_t *);
-} op_t;
-
-static struct {
-	unsigned char	buf[IN_BUFSZ];
-	size_t		pos;
-	size_t		end;
-} in;
-
-static struct {
-	char		buf[OUT_BUFSZ];
-	size_t		len;
-} out;
-
-static const char	*root;		/* normal, no trailing slash */
-static unsigned long long	seq;	/* the request being answered */
+/* ROOT, normal, no trailing slash (confine_setup). */
+static const char	*root;
 static held_t		held[MAX_LOCKS];
-static char		*const run_env[] = {
-	"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", "LANG=C", NULL
-};
 
-/* What the signal handlers clean up: a temporary file, a command. */
-static char *volatile	pending_tmp;
-static volatile pid_t	pending_child;
-
-/* -- responses --------------------------------------------------------- */
-
-static void
-resp_reset(resp_t *r)
-{
-	size_t i;
-
-	for (i = 0; i < r->r_n; i++)
-		free(r->r_f[i].f_data);
-	r->r_n = 0;
-	r->r_err = 0;
-	r->r_oom = 0;
-}
-
-/* Adds a field, taking over data (malloc'd); NULL data is out of memory. */
-static void
-resp_own(resp_t *r, char *data, size_t len)
-{
-	field_t *nf;
-	size_t ncap;
-
-	if (data == NULL) {
-		r->r_oom = 1;
-		return;
-	}
-	if (r->r_n == r->r_cap) {
-		ncap = r->r_cap == 0 ? 16 : r->r_cap * 2;
-		nf = realloc(r->r_f, ncap * sizeof (field_t));
-		if (nf == NULL) {
-			free(data);
-			r->r_oom = 1;
-			return;
-		}
-		r->r_f = nf;
-		r->r_cap = ncap;
-	}
-	r->r_f[r->r_n].f_data = data;
-	r->r_f[r->r_n].f_len = len;
-	r->r_n++;
-}
-
-static void
-resp_mem(resp_t *r, const void *p, size_t len)
-{
-	char *d = malloc(len + 1);
-
-	if (d != NULL) {
-		(void) memcpy(d, p, len);
-		d[len] = '\0';
-	}
-	resp_own(r, d, len);
-}
-
-static void
-resp_str(resp_t *r, const char *s)
-{
-	resp_mem(r, s, strlen(s));
-}
-
-static void
-resp_num(resp_t *r, long long v)
-{
-	char b[32];
-
-	(void) snprintf(b, sizeof (b), "%lld", v);
-	resp_str(r, b);
-}
-
-static void
-resp_unum(resp_t *r, unsigned long long v)
-{
-	char b[32];
-
-	(void) snprintf(b, sizeof (b), "%llu", v);
-	resp_str(r, b);
-}
-
-/* err [code, detail] (detail NULL: none). */
-static void
-resp_fail(resp_t *r, const char *code, const char *detail)
-{
-	resp_reset(r);
-	r->r_err = 1;
-	resp_str(r, code);
-	if (detail != NULL)
-		resp_str(r, detail);
-}
-
-static void
-resp_failf(resp_t *r, const char *code, const char *fmt, ...)
-{
-	char b[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	(void) vsnprintf(b, sizeof (b), fmt, ap);
-	va_end(ap);
-	resp_fail(r, code, b);
-}
-
-/* err [errno, stage, strerror(e), e] */
-static void
-resp_errno(resp_t *r, const char *stage, int e)
-{
-	resp_fail(r, "errno", stage);
-	resp_str(r, strerror(e));
-	resp_num(r, e);
-}
-
-/* -- output ------------------------------------------------------------- */
-
-/* A failed write to stdout ends the server: nobody hears it any more. */
-static void
-out_write(const void *p, size_t len)
-{
-	const char *c = p;
-	ssize_t n;
-
-	while (len > 0) {
-		n = write(STDOUT_FILENO, c, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			_exit(1);
-		c += n;
-		len -= (size_t)n;
-	}
-}
-
-static void
-out_flush(void)
-{
-	out_write(out.buf, out.len);
-	out.len = 0;
-}
-
-static void
-out_bytes(const void *p, size_t len)
-{
-	if (len > OUT_BUFSZ - out.len) {
-		out_flush();
-		if (len >= OUT_BUFSZ / 2) {
-			out_write(p, len);
-			return;
-		}
-	}
-	(void) memcpy(out.buf + out.len, p, len);
-	out.len += len;
-}
-
-static void
-out_line(const char *word, size_t n)
-{
-	char b[MAX_HEADER + 32];
-	int k;
-
-	k = snprintf(b, sizeof (b), "%s%s%zu\n", word, word[0] ? " " : "", n);
-	out_bytes(b, (size_t)k);
-}
-
-static void
-resp_send(resp_t *r)
-{
-	size_t i;
-
-	char b[64];
-	int k;
-
-	if (r->r_oom)
-		resp_fail(r, "nomem", "out of memory");
-	k = snprintf(b, sizeof (b), "%s %zu %llu\n", r->r_err ? "err" : "ok",
-	    r->r_n, seq);
-	out_bytes(b, (size_t)k);
-	for (i = 0; i < r->r_n; i++) {
-		out_line("", r->r_f[i].f_len);
-		out_bytes(r->r_f[i].f_data, r->r_f[i].f_len);
-	}
-	out_flush();
-	resp_reset(r);
-}
-
-/* -- input -------------------------------------------------------------- */
-
-/* Refills the input buffer: 1, or 0 at EOF; a read error is EOF too. */
-static int
-in_fill(void)
-{
-	ssize_t n;
-
-	for (;;) {
-		n = read(STDIN_FILENO, in.buf, sizeof (in.buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return (0);
-		in.pos = 0;
-		in.end = (size_t)n;
-		return (1);
-	}
-}
-
-/*
- * One line into b (without its newline), at most max bytes before the
- * newline.  Returns the length, -1 at EOF before any byte, -2 at EOF
- * within the line, -3 when it is too long.
- */
-static ssize_t
-in_line(char *b, size_t max)
-{
-	size_t n = 0;
-	unsigned char c;
-
-	for (;;) {
-		if (in.pos == in.end && !in_fill())
-			return (n == 0 ? -1 : -2);
-		c = in.buf[in.pos++];
-		if (c == '\n') {
-			b[n] = '\0';
-			return ((ssize_t)n);
-		}
-		if (n == max)
-			return (-3);
-		b[n++] = (char)c;
-	}
-}
-
-/* Exactly len bytes into p: 0, or -1 at EOF. */
-static int
-in_exact(char *p, size_t len)
-{
-	size_t k;
-	ssize_t n;
-
-	k = in.end - in.pos;
-	if (k > len)
-		k = len;
-	(void) memcpy(p, in.buf + in.pos, k);
-	in.pos += k;
-	p += k;
-	len -= k;
-	while (len > 0) {
-		n = read(STDIN_FILENO, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return (-1);
-		p += n;
-		len -= (size_t)n;
-	}
-	return (0);
-}
-
-/* A decimal count, digits only, at most max: 0, or -1. */
-static int
-parse_count(const char *s, unsigned long max, size_t *out)
-{
-	unsigned long v = 0;
-
-	if (*s == '\0')
-		return (-1);
-	for (; *s != '\0'; s++) {
-		if (*s < '0' || *s > '9')
-			return (-1);
-		v = v * 10 + (unsigned long)(*s - '0');
-		if (v > max)
-			return (-1);
-	}
-	*out = (size_t)v;
-	return (0);
-}
-
-static void
-req_free(req_t *q)
-{
-	size_t i;
-
-	for (i = 0; i < q->q_n; i++)
-		free(q->q_f[i].f_data);
-	q->q_n = 0;
-}
-
-/* Answers a malformed message and ends the server. */
-static void
-protocol_error(const char *what)
-{
-	resp_t r;
-
-	(void) memset(&r, 0, sizeof (r));
-	resp_fail(&r, "protocol", what);
-	resp_send(&r);
-	exit(1);
-}
-
-/* Reads one request: 1, or 0 at a clean EOF; exits when malformed. */
-static int
-req_read(req_t *q)
-{
-	char line[MAX_HEADER + 1], *sp, *p;
-	field_t *nf;
-	size_t n, len, i, ncap;
-	ssize_t k;
-
-	k = in_line(line, MAX_HEADER);
-	if (k == -1)
-		return (0);
-	if (++seq > MAX_SEQ)
-		seq = 1;
-	if (k == -2)
-		protocol_error("end of input within a header");
-	if (k == -3)
-		protocol_error("header line too long");
-	if ((sp = strchr(line, ' ')) == NULL || sp == line)
-		protocol_error("malformed header: want 'WORD N'");
-	*sp = '\0';
-	for (p = line; *p != '\0'; p++)
-		if (!((*p >= 'a' && *p <= 'z') || *p == '_'))
-			protocol_error("malformed header: bad word");
-	if (parse_count(sp + 1, MAX_FIELDS, &n) != 0)
-		protocol_error("malformed header: bad field count");
-	(void) memcpy(q->q_op, line, (size_t)(sp - line) + 1);
-
-	for (i = 0; i < n; i++) {
-		k = in_line(line, MAX_LEN_LINE);
-		if (k == -1 || k == -2)
-			protocol_error("end of input within a message");
-		if (k == -3 || parse_count(line, MAX_FIELD, &len) != 0)
-			protocol_error("malformed field length");
-		if (q->q_n == q->q_cap) {
-			ncap = q->q_cap == 0 ? 16 : q->q_cap * 2;
-			if ((nf = realloc(q->q_f, ncap * sizeof (field_t))) ==
-			    NULL)
-				protocol_error("out of memory");
-			q->q_f = nf;
-			q->q_cap = ncap;
-		}
-		if ((p = malloc(len + 1)) == NULL)
-			protocol_error("out of memory");
-		if (in_exact(p, len) != 0) {
-			free(p);
-			protocol_error("end of input within a field");
-		}
-		p[len] = '\0';
-		q->q_f[q->q_n].f_data = p;
-		q->q_f[q->q_n].f_len = len;
-		q->q_n++;
-	}
-	return (1);
-}
-
-/* -- field helpers ------------------------------------------------------ */
-
-/* Field i as a C string; err usage when it holds a NUL. */
-static const char *
-fstr(req_t *q, size_t i, resp_t *r)
-{
-	field_t *f = &q->q_f[i];
-
-	if (strlen(f->f_data) != f->f_len) {
-		resp_failf(r, "usage", "field %zu of %s holds a NUL byte", i,
-		    q->q_op);
-		return (NULL);
-	}
-	return (f->f_data);
-}
-
-/* Field i as a decimal integer in [min, max]; err usage otherwise. */
-static int
-fnum(req_t *q, size_t i, long long min, long long max, long long *v,
-    resp_t *r)
-{
-	const char *s = q->q_f[i].f_data;
-	char *end;
-
-	errno = 0;
-	*v = strtoll(s, &end, 10);
-	if (!((s[0] >= '0' && s[0] <= '9') || (s[0] == '-' &&
-	    s[1] >= '0' && s[1] <= '9')) || end != s + q->q_f[i].f_len ||
-	    errno != 0 || *v < min || *v > max) {
-		resp_failf(r, "usage", "field %zu of %s: not a number in "
-		    "[%lld, %lld]", i, q->q_op, min, max);
-		return (-1);
-	}
-	return (0);
-}
-
-static long long
-ts_ns(const struct timespec *ts)
-{
-	return ((long long)ts->tv_sec * NS + ts->tv_nsec);
-}
+char *volatile		pending_tmp;
 
 static int
 cmp_str(const void *a, const void *b)
@@ -598,7 +89,7 @@ cmp_str(const void *a, const void *b)
  * to the working directory, no "", "." or ".." components, no trailing
  * slash.  NULL when out of memory.
  */
-static char *
+char *
 abspath(const char *path)
 {
 	char cwd[PATH_MAX], *full, *res, *comp, *save;
@@ -990,15 +481,17 @@ engine_exe(void)
 /*
  * Sets up the confinement: the root's real path, the engine's dtrace/
  * directories (sdtune's SshHost.dtrace_dir), and the policy (the one
- * --allow names, else the one beside the engine).  0, or -1 (said).
+ * --allow names, else the one beside the engine), for the root
+ * served (kept, not copied).  0, or -1 (said).
  */
-static int
-confine_setup(const char *allow)
+int
+confine_setup(const char *served, const char *allow)
 {
 	char *exe, *top, *s, *tree;
 	size_t n;
 	int i, rc;
 
+	root = served;
 	root_real = realpath(root, NULL);
 	if ((exe = engine_exe()) == NULL && allow == NULL) {
 		(void) fprintf(stderr, "sdio: serve: cannot find the engine's "
@@ -1038,7 +531,7 @@ confine_setup(const char *allow)
 	return (rc);
 }
 
-static void
+void
 confine_free(void)
 {
 	int k;
@@ -1054,40 +547,14 @@ confine_free(void)
 	free(engine_tree[1]);
 }
 
-/* -- read-only ops ------------------------------------------------------ */
-
-static void
-op_hello(req_t *q, resp_t *r)
+/* Whether the policy lets run execute path (no policy: any path). */
+int
+serve_may_run(const char *path)
 {
-	struct passwd *pw;
-
-	(void) q;
-	resp_str(r, PROTO_VERSION);
-	resp_unum(r, (unsigned long long)geteuid());
-	if ((pw = getpwuid(geteuid())) != NULL && pw->pw_name != NULL)
-		resp_str(r, pw->pw_name);
-	else
-		resp_unum(r, (unsigned long long)geteuid());
-	resp_num(r, (long long)getpid());
-	resp_str(r, root);
-	/*
-	 * sd.conf and the disks belong to the global zone: the client
-	 * refuses to tune from any other, as the launcher does locally.
-	 */
-#ifdef __sun
-	{
-		char zone[ZONENAME_MAX];
-
-		if (getzonenamebyid(getzoneid(), zone, sizeof (zone)) < 0)
-			(void) strlcpy(zone, "?", sizeof (zone));
-		resp_str(r, zone);
-	}
-#else
-	resp_str(r, "");
-#endif
+	return (!policy.p_on || is_listed(P_RUN, path, 0));
 }
 
-static void
+void
 op_read(req_t *q, resp_t *r)
 {
 	char *path;
@@ -1182,13 +649,13 @@ do_stat(req_t *q, resp_t *r, int follow)
 		stat_fields(r, &st);
 }
 
-static void
+void
 op_stat(req_t *q, resp_t *r)
 {
 	do_stat(q, r, 1);
 }
 
-static void
+void
 op_lstat(req_t *q, resp_t *r)
 {
 	do_stat(q, r, 0);
@@ -1255,7 +722,7 @@ fail:
 	return (NULL);
 }
 
-static void
+void
 op_listdir(req_t *q, resp_t *r)
 {
 	const char *stage;
@@ -1307,7 +774,7 @@ read_link(int dfd, const char *name, size_t *lenp)
 	}
 }
 
-static void
+void
 op_readlink(req_t *q, resp_t *r)
 {
 	char *t, *path;
@@ -1322,7 +789,7 @@ op_readlink(req_t *q, resp_t *r)
 	free(path);
 }
 
-static void
+void
 op_readlinks(req_t *q, resp_t *r)
 {
 	const char *stage;
@@ -1361,7 +828,7 @@ done:
 	free(path);
 }
 
-static void
+void
 op_samefile(req_t *q, resp_t *r)
 {
 	char *a, *b = NULL;
@@ -1376,7 +843,7 @@ op_samefile(req_t *q, resp_t *r)
 	free(b);
 }
 
-static void
+void
 op_access(req_t *q, resp_t *r)
 {
 	char *path;
@@ -1387,30 +854,6 @@ op_access(req_t *q, resp_t *r)
 		return;
 	resp_str(r, access(path, (int)mode) == 0 ? "1" : "0");
 	free(path);
-}
-
-static void
-op_can_run(req_t *q, resp_t *r)
-{
-	const char *path;
-	struct stat st;
-
-	if ((path = fstr(q, 0, r)) == NULL)
-		return;
-	/* With a policy, what run would refuse cannot run. */
-	resp_str(r, path[0] == '/' && (!policy.p_on ||
-	    is_listed(P_RUN, path, 0)) && stat(path, &st) == 0 &&
-	    S_ISREG(st.st_mode) && access(path, X_OK) == 0 ? "1" : "0");
-}
-
-static void
-op_now(req_t *q, resp_t *r)
-{
-	struct timespec ts;
-
-	(void) q;
-	(void) clock_gettime(CLOCK_REALTIME, &ts);
-	resp_num(r, ts_ns(&ts));
 }
 
 /* -- writing ------------------------------------------------------------ */
@@ -1490,6 +933,15 @@ existing(const char *path, struct stat *old, resp_t *r)
 	if (old->st_uid != euid && euid != 0) {
 		resp_fail(r, "owner", NULL);
 		resp_unum(r, (unsigned long long)old->st_uid);
+		return (-1);
+	}
+	/*
+	 * The new copy takes the old one's mode: never a set-id one.  Here,
+	 * so that check_replaceable refuses what replace refuses.
+	 */
+	if ((old->st_mode & 07000) != 0) {
+		resp_failf(r, "denied", "'%s' has set-id or sticky bits",
+		    path);
 		return (-1);
 	}
 	return (1);
@@ -1649,7 +1101,7 @@ fsync_dir(const char *dir, resp_t *r)
 	return (0);
 }
 
-static void
+void
 op_create(req_t *q, resp_t *r)
 {
 	const char *base;
@@ -1699,7 +1151,7 @@ random_hex(char *b)
 	(void) snprintf(b, 9, "%08x", (unsigned int)v);
 }
 
-static void
+void
 op_replace(req_t *q, resp_t *r)
 {
 	const char *base;
@@ -1719,12 +1171,6 @@ op_replace(req_t *q, resp_t *r)
 	}
 	if ((have = existing(path, &old, r)) < 0)
 		goto done;
-	/* The new copy takes the old one's mode: never a set-id one. */
-	if (have && (old.st_mode & 07000) != 0) {
-		resp_failf(r, "denied", "'%s' has set-id or sticky bits",
-		    path);
-		goto done;
-	}
 
 	/* Same directory, so that the rename cannot cross file systems. */
 	random_hex(hex);
@@ -1760,7 +1206,7 @@ done:
 	free(tmp);
 }
 
-static void
+void
 op_check_replaceable(req_t *q, resp_t *r)
 {
 	const char *base;
@@ -1791,7 +1237,7 @@ is_dir(const char *p)
 }
 
 /* mkdir -p: the last directory gets mode, those above it 0777. */
-static void
+void
 op_mkdirs(req_t *q, resp_t *r)
 {
 	char *path;
@@ -1854,13 +1300,13 @@ done:
 	free(dir);
 }
 
-static void
+void
 op_remove(req_t *q, resp_t *r)
 {
 	remove_entry(q, r, 0);
 }
 
-static void
+void
 op_rmdir(req_t *q, resp_t *r)
 {
 	remove_entry(q, r, 1);
@@ -1960,20 +1406,19 @@ lock_at(const char *path, resp_t *r)
 	h->h_ino = st.st_ino;
 }
 
-/* The lock file's directory has no link below the root; O_NOFOLLOW. */
-static void
+/*
+ * No link below the root, the lock file itself included: a refusal
+ * (symlink), as for every write, rather than O_NOFOLLOW's ELOOP, a
+ * failure.  O_NOFOLLOW still guards the open.
+ */
+void
 op_lock(req_t *q, resp_t *r)
 {
-	const char *base;
-	char *path, *dir;
+	char *path;
 
-	if ((path = write_path(q, 0, 0, r)) == NULL)
+	if ((path = write_path(q, 0, 1, r)) == NULL)
 		return;
-	if ((dir = dir_of(path, &base)) == NULL)
-		resp_fail(r, "nomem", "out of memory");
-	else if (check_symlinks(dir, r) == 0)
-		lock_at(path, r);
-	free(dir);
+	lock_at(path, r);
 	free(path);
 }
 
@@ -2000,7 +1445,7 @@ unlock_at(const char *path, resp_t *r)
 	h->h_fd = -1;
 }
 
-static void
+void
 op_unlock(req_t *q, resp_t *r)
 {
 	char *path;
@@ -2010,337 +1455,18 @@ op_unlock(req_t *q, resp_t *r)
 	free(path);
 }
 
-/* -- commands ----------------------------------------------------------- */
-
-static int
-set_flag(int fd, int cmd_get, int cmd_set, int flag)
+/* At the start of the session: no lock held, every slot free. */
+void
+locks_init(void)
 {
-	int f = fcntl(fd, cmd_get);
+	int i;
 
-	if (f < 0 || fcntl(fd, cmd_set, f | flag) < 0)
-		return (-1);
-	return (0);
+	for (i = 0; i < MAX_LOCKS; i++)
+		held[i].h_fd = -1;
 }
 
-/* A pipe whose ends the parent keeps are close-on-exec: 0, or errno. */
-static int
-make_pipe(int p[2])
-{
-	if (pipe(p) != 0)
-		return (errno);
-	if (set_flag(p[0], F_GETFD, F_SETFD, FD_CLOEXEC) != 0 ||
-	    set_flag(p[1], F_GETFD, F_SETFD, FD_CLOEXEC) != 0)
-		return (errno);
-	return (0);
-}
-
-static void
-close_fd(int *fd)
-{
-	if (*fd >= 0)
-		(void) close(*fd);
-	*fd = -1;
-}
-
-/* In the child: becomes the command, or reports errno on ep and exits. */
-static void
-child_exec(char **argv, int in_fd, int out_fd, int err_fd, int ep)
-{
-	struct sigaction sa;
-	sigset_t none;
-	long max;
-	int fd, e, sigs[] = { SIGPIPE, SIGTERM, SIGHUP, SIGINT };
-	size_t i;
-
-	(void) memset(&sa, 0, sizeof (sa));
-	sa.sa_handler = SIG_DFL;
-	(void) sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof (sigs) / sizeof (sigs[0]); i++)
-		(void) sigaction(sigs[i], &sa, NULL);
-	(void) sigemptyset(&none);
-	(void) sigprocmask(SIG_SETMASK, &none, NULL);
-
-	if (in_fd < 0)
-		in_fd = open("/dev/null", O_RDONLY);
-	if (in_fd < 0 || dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 ||
-	    dup2(err_fd, 2) < 0 || chdir("/") != 0)
-		goto fail;
-	/* Nothing else of the server's, nor of whoever started it. */
-	max = sysconf(_SC_OPEN_MAX);
-	if (max < 0 || max > CLOSE_FDS_MAX)
-		max = CLOSE_FDS_MAX;
-	for (fd = 3; fd < max; fd++)
-		if (fd != ep)
-			(void) close(fd);
-	(void) execve(argv[0], argv, run_env);
-fail:
-	e = errno;
-	if (write(ep, &e, sizeof (e)) != (ssize_t)sizeof (e))
-		_exit(126);
-	_exit(127);
-}
-
-static void
-op_run(req_t *q, resp_t *r)
-{
-	const char *path;
-	char **argv = NULL, *obuf[2] = { NULL, NULL }, *nb;
-	size_t olen[2] = { 0, 0 }, ocap[2] = { 0, 0 }, in_off = 0, i, nargs;
-	long long tmo, has_in;
-	int inp[2] = { -1, -1 }, outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
-	int ep[2] = { -1, -1 }, e, status, k, nfds, idx[3];
-	struct pollfd pfd[3];
-	uint64_t start, deadline = 0, now;
-	pid_t pid, w;
-	ssize_t n;
-	struct timespec nap = { 0, 5000000 };
-	const field_t *input = &q->q_f[3];
-	static const char *stream[2] = { "stdout", "stderr" };
-
-	if ((path = fstr(q, 0, r)) == NULL ||
-	    fnum(q, 1, 0, LLONG_MAX / 1000000, &tmo, r) != 0 ||
-	    fnum(q, 2, 0, 1, &has_in, r) != 0)
-		return;
-	if (policy.p_on && !is_listed(P_RUN, path, 0)) {
-		resp_failf(r, "denied", "'%s' is not a command this engine "
-		    "runs", path);
-		return;
-	}
-	nargs = q->q_n - 4;
-	if ((argv = calloc(nargs + 2, sizeof (char *))) == NULL) {
-		resp_fail(r, "nomem", "out of memory");
-		return;
-	}
-	argv[0] = (char *)path;
-	for (i = 0; i < nargs; i++)
-		if ((argv[i + 1] = (char *)fstr(q, i + 4, r)) == NULL)
-			goto done;
-
-	if ((e = make_pipe(ep)) != 0 || (e = make_pipe(outp)) != 0 ||
-	    (e = make_pipe(errp)) != 0 || (has_in && (e = make_pipe(inp)) !=
-	    0)) {
-		resp_errno(r, "pipe", e);
-		goto done;
-	}
-	start = sdio_now();
-	if ((pid = fork()) < 0) {
-		resp_errno(r, "fork", errno);
-		goto done;
-	}
-	if (pid == 0)
-		child_exec(argv, inp[0], outp[1], errp[1], ep[1]);
-	pending_child = pid;
-	close_fd(&inp[0]);
-	close_fd(&outp[1]);
-	close_fd(&errp[1]);
-	close_fd(&ep[1]);
-
-	/* exec succeeded when the CLOEXEC pipe closes without a word. */
-	do {
-		n = read(ep[0], &e, sizeof (e));
-	} while (n < 0 && errno == EINTR);
-	close_fd(&ep[0]);
-	if (n == (ssize_t)sizeof (e)) {
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			continue;
-		pending_child = 0;
-		resp_errno(r, "exec", e);
-		goto done;
-	}
-
-	if (has_in && input->f_len == 0)
-		close_fd(&inp[1]);
-	if (inp[1] >= 0)
-		(void) set_flag(inp[1], F_GETFL, F_SETFL, O_NONBLOCK);
-	if (tmo > 0)
-		deadline = start + (uint64_t)tmo * 1000000ULL;
-	for (;;) {
-		nfds = 0;
-		if (inp[1] >= 0) {
-			pfd[nfds].fd = inp[1];
-			pfd[nfds].events = POLLOUT;
-			idx[nfds++] = 2;
-		}
-		for (k = 0; k < 2; k++) {
-			if ((k == 0 ? outp[0] : errp[0]) < 0)
-				continue;
-			pfd[nfds].fd = k == 0 ? outp[0] : errp[0];
-			pfd[nfds].events = POLLIN;
-			idx[nfds++] = k;
-		}
-		if (nfds == 0)
-			break;
-		k = -1;
-		if (deadline != 0) {
-			now = sdio_now();
-			if (now >= deadline)
-				goto timeout;
-			/* Rounded up, so that the wait reaches the deadline. */
-			k = (deadline - now) / 1000000 >= POLL_MAX_MS ?
-			    POLL_MAX_MS :
-			    (int)((deadline - now + 999999) / 1000000);
-		}
-		if (poll(pfd, (nfds_t)nfds, k) < 0) {
-			if (errno == EINTR)
-				continue;
-			e = errno;
-			goto kill;
-		}
-		for (i = 0; i < (size_t)nfds; i++) {
-			if (pfd[i].revents == 0)
-				continue;
-			if (idx[i] == 2) {
-				n = write(inp[1], input->f_data + in_off,
-				    input->f_len - in_off);
-				if (n < 0 && (errno == EAGAIN ||
-				    errno == EINTR))
-					continue;
-				/* EPIPE: it exited without reading. */
-				if (n < 0)
-					close_fd(&inp[1]);
-				else if ((in_off += (size_t)n) == input->f_len)
-					close_fd(&inp[1]);
-				continue;
-			}
-			k = idx[i];
-			if (olen[k] == ocap[k]) {
-				ocap[k] = ocap[k] == 0 ? 65536 : ocap[k] * 2;
-				if ((nb = realloc(obuf[k], ocap[k] + 1)) ==
-				    NULL) {
-					e = ENOMEM;
-					goto kill;
-				}
-				obuf[k] = nb;
-			}
-			n = read(pfd[i].fd, obuf[k] + olen[k],
-			    ocap[k] - olen[k]);
-			if (n < 0 && (errno == EAGAIN || errno == EINTR))
-				continue;
-			if (n <= 0) {
-				close_fd(k == 0 ? &outp[0] : &errp[0]);
-				continue;
-			}
-			if ((olen[k] += (size_t)n) > RUN_OUT_MAX) {
-				(void) kill(pid, SIGKILL);
-				while (waitpid(pid, &status, 0) < 0 &&
-				    errno == EINTR)
-					continue;
-				pending_child = 0;
-				resp_fail(r, "toolarge", stream[k]);
-				goto done;
-			}
-		}
-	}
-
-	/* Its output is closed; it may still run, up to the deadline. */
-	for (;;) {
-		w = waitpid(pid, &status, deadline != 0 ? WNOHANG : 0);
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR) {
-			e = errno;
-			goto kill;
-		}
-		if (w == 0) {
-			if (sdio_now() >= deadline)
-				goto timeout;
-			(void) nanosleep(&nap, NULL);
-		}
-	}
-	pending_child = 0;
-	now = sdio_now();
-	if (WIFEXITED(status)) {
-		resp_num(r, WEXITSTATUS(status));
-		resp_num(r, 0);
-	} else {
-		resp_num(r, -1);
-		resp_num(r, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-	}
-	for (k = 0; k < 2; k++) {
-		if (obuf[k] == NULL)
-			obuf[k] = malloc(1);
-		resp_own(r, obuf[k], olen[k]);
-		obuf[k] = NULL;
-	}
-	resp_unum(r, (unsigned long long)(now - start));
-	goto done;
-
-timeout:
-	(void) kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		continue;
-	pending_child = 0;
-	resp_failf(r, "timeout", "%lld", tmo);
-	goto done;
-kill:
-	(void) kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		continue;
-	pending_child = 0;
-	resp_errno(r, "poll", e);
-done:
-	close_fd(&inp[0]);
-	close_fd(&inp[1]);
-	close_fd(&outp[0]);
-	close_fd(&outp[1]);
-	close_fd(&errp[0]);
-	close_fd(&errp[1]);
-	close_fd(&ep[0]);
-	close_fd(&ep[1]);
-	free(obuf[0]);
-	free(obuf[1]);
-	free(argv);
-}
-
-/* -- the loop ----------------------------------------------------------- */
-
-static void
-op_bye(req_t *q, resp_t *r)
-{
-	(void) q;
-	(void) r;
-}
-
-static const op_t ops[] = {
-	{ "hello", 0, 0, op_hello },
-	{ "read", 2, 2, op_read },
-	{ "stat", 1, 1, op_stat },
-	{ "lstat", 1, 1, op_lstat },
-	{ "listdir", 1, 1, op_listdir },
-	{ "readlink", 1, 1, op_readlink },
-	{ "readlinks", 1, 1, op_readlinks },
-	{ "samefile", 2, 2, op_samefile },
-	{ "access", 2, 2, op_access },
-	{ "can_run", 1, 1, op_can_run },
-	{ "create", 3, 3, op_create },
-	{ "replace", 3, 3, op_replace },
-	{ "check_replaceable", 1, 1, op_check_replaceable },
-	{ "mkdirs", 2, 2, op_mkdirs },
-	{ "remove", 1, 1, op_remove },
-	{ "rmdir", 1, 1, op_rmdir },
-	{ "lock", 1, 1, op_lock },
-	{ "unlock", 1, 1, op_unlock },
-	{ "run", 4, -1, op_run },
-	{ "now", 0, 0, op_now },
-	{ "bye", 0, 0, op_bye },
-	{ NULL, 0, 0, NULL }
-};
-
-/* SIGTERM, SIGHUP, SIGINT: no temporary file, no command left behind. */
-static void
-on_signal(int sig)
-{
-	char *p = pending_tmp;
-	pid_t c = pending_child;
-
-	if (p != NULL)
-		(void) unlink(p);
-	if (c > 0)
-		(void) kill(c, SIGKILL);
-	_exit(128 + sig);
-}
-
-static void
+/* At the end of the session: every lock it still holds. */
+void
 release_all(void)
 {
 	int i;
@@ -2353,84 +1479,4 @@ release_all(void)
 		free(held[i].h_path);
 		held[i].h_fd = -1;
 	}
-}
-
-int
-sdio_serve_main(int argc, char **argv)
-{
-	struct sigaction sa;
-	req_t q;
-	resp_t r;
-	const op_t *op;
-	char *rt;
-	int i, fd, bye;
-
-	if ((argc != 2 && argc != 4) || strcmp(argv[0], "--root") != 0 ||
-	    argv[1][0] == '\0' || (argc == 4 && (strcmp(argv[2], "--allow") !=
-	    0 || argv[3][0] != '/')))
-		return (sdio_usage_error("serve: want --root ROOT "
-		    "[--allow /POLICY]"));
-	if ((rt = abspath(argv[1])) == NULL) {
-		(void) fprintf(stderr, "sdio: out of memory\n");
-		return (SDIO_EXIT_SETUP);
-	}
-	root = rt;
-	if (confine_setup(argc == 4 ? argv[3] : NULL) != 0) {
-		confine_free();
-		free(rt);
-		return (SDIO_EXIT_SETUP);
-	}
-	for (i = 0; i < MAX_LOCKS; i++)
-		held[i].h_fd = -1;
-	/*
-	 * Descriptors 0 to 2 open, so that no pipe of a command becomes one
-	 * of them and is lost to the child's dup2()s.
-	 */
-	for (i = 0; i < 3; i++) {
-		if (fcntl(i, F_GETFD) >= 0)
-			continue;
-		if ((fd = open("/dev/null", O_RDWR)) >= 0 && fd != i) {
-			(void) dup2(fd, i);
-			(void) close(fd);
-		}
-	}
-
-	(void) memset(&sa, 0, sizeof (sa));
-	(void) sigemptyset(&sa.sa_mask);
-	sa.sa_handler = SIG_IGN;
-	(void) sigaction(SIGPIPE, &sa, NULL);
-	sa.sa_handler = on_signal;
-	(void) sigaddset(&sa.sa_mask, SIGTERM);
-	(void) sigaddset(&sa.sa_mask, SIGHUP);
-	(void) sigaddset(&sa.sa_mask, SIGINT);
-	(void) sigaction(SIGTERM, &sa, NULL);
-	(void) sigaction(SIGHUP, &sa, NULL);
-	(void) sigaction(SIGINT, &sa, NULL);
-
-	(void) memset(&q, 0, sizeof (q));
-	(void) memset(&r, 0, sizeof (r));
-	while (req_read(&q)) {
-		for (op = ops; op->op_name != NULL; op++)
-			if (strcmp(op->op_name, q.q_op) == 0)
-				break;
-		if (op->op_name == NULL)
-			resp_failf(&r, "usage", "unknown op '%s'", q.q_op);
-		else if ((int)q.q_n < op->op_min ||
-		    (op->op_max >= 0 && (int)q.q_n > op->op_max))
-			resp_failf(&r, "usage", "%s takes %d fields, not %zu",
-			    op->op_name, op->op_min, q.q_n);
-		else
-			op->op_fn(&q, &r);
-		bye = op->op_fn == op_bye && !r.r_err;
-		req_free(&q);
-		resp_send(&r);
-		if (bye)
-			break;
-	}
-	release_all();
-	free(q.q_f);
-	free(r.r_f);
-	confine_free();
-	free(rt);
-	return (SDIO_EXIT_OK);
 }
