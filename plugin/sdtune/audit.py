@@ -65,6 +65,7 @@ from .drivers import DEFAULT, DRIVERS, for_disk
 from .drivers.diskstate import DiskState, Elsewhere
 from .drivers.sd.keys import (NV, UNKNOWN_CACHE, VOLATILE, Member,
                               collision_pick, disputes, key_members)
+from .tune.verify import checker
 
 
 # Driver -> verify state -> the finding it raises (check_kernel), and
@@ -162,29 +163,46 @@ def _identity(d: Disk) -> Optional[Identity]:
     return Identity.of_inquiry(d.vid, d.pid, d.firmware)
 
 
+@dataclass
+class AuditedConf:
+    """A driver's .conf as audit reads it: parsed (None: there is none),
+    the path the kernel reads it at, and the platform adapter
+    (platform/) that knows the next boot's copy and the shadowed ones
+    (None: the file alone)."""
+
+    conf: Optional[ConfFile]
+    path: str
+    platform: object = None
+
+
 class Auditor:
-    def __init__(self, inv: Inventory, conf: ConfFile, conf_path: str,
-                 recs: List[CertRecord], table: List[KnownDrive], flavour: str,
-                 space_matters: bool = False, platform=None,
-                 nvme_check=None, nvme_conf: Optional[ConfFile] = None,
-                 nvme_platform=None) -> None:
-        self.inv, self.conf, self.conf_path = inv, conf, conf_path
+    def __init__(self, inv: Inventory, recs: List[CertRecord],
+                 table: List[KnownDrive], flavour: str, sd: AuditedConf,
+                 nvme: Optional[AuditedConf] = None,
+                 space_matters: bool = False) -> None:
+        self.inv = inv
+        # sd.conf: never None (an absent file reads as empty).
+        assert sd.conf is not None
+        self.conf, self.conf_path, self.platform = sd.conf, sd.path, \
+            sd.platform
         # nvme.conf the kernel reads (parsed) and its platform adapter:
         # its lint and its shadowed copies; None: not checked.
-        self.nvme_conf, self.nvme_platform = nvme_conf, nvme_platform
-        # The platform adapter (platform/): the next boot's sd.conf and
-        # the shadowed copies; None checks the effective file alone.
-        self.platform = platform
-        self.elsewhere = Elsewhere.of(platform) if platform else None
-        # Driver -> the verify of one of its disks (tune/verify.py
-        # checker): sd's against sd.conf, nvme's (`nvme_check`) against
-        # nvme.conf when given; a disk of a driver not here is not
+        self.nvme_conf = nvme.conf if nvme else None
+        self.nvme_platform = nvme.platform if nvme else None
+        self.elsewhere = Elsewhere.of(sd.platform) if sd.platform else None
+        # Driver -> the verify of one of its disks: sd's against sd.conf,
+        # nvme's against nvme.conf when its platform is known and there
+        # is an NVMe namespace; a disk of a driver not here is not
         # checked.
+        sd_conf = sd.conf
         self.checks: Dict[str, Callable[[Disk], DiskState]] = {
             DEFAULT.name: lambda d: DEFAULT.verify_disk(
-                conf, d, flavour, inv.failed, self.elsewhere)}
-        if nvme_check is not None:
-            self.checks["nvme"] = nvme_check
+                sd_conf, d, flavour, inv.failed, self.elsewhere)}
+        nvme_driver = DRIVERS["nvme"]
+        if self.nvme_platform is not None and \
+                any(nvme_driver.attaches(d) for d in inv.disks):
+            self.checks["nvme"] = checker(nvme_driver, self.nvme_platform,
+                                          flavour)
         self.flavour = flavour
         self.table = table
         self.space_matters = space_matters

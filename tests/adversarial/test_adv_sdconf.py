@@ -117,8 +117,9 @@ def test_U5_any_length_key_override_writes_with_the_lint_warning(tmp_path):
     from sdtune.commands import sdconf
     path = conf_file(tmp_path, U1)
     out, err = io.StringIO(), io.StringIO()
-    assert sdconf.set_(RealHost(), path, "ATA", ["disksort=false"],
-                       "nexenta", True, out, err, any_length_key=True) == 0
+    assert sdconf.set_(RealHost(), sdconf.EditRequest(
+        path, "ATA", ["disksort=false"], "nexenta", write=True,
+        any_length_key=True), out, err) == 0
     assert '"ATA", "disksort:false"' in content(path)
     assert err.getvalue().startswith("sdtune: warning: key \"ATA\"")
     assert "every SATA disk" in err.getvalue()
@@ -262,9 +263,9 @@ def test_D4_set_and_unset_write_through_a_given_commit(tmp_path):
         calls.append(args)
 
     out = io.StringIO()
-    assert sdconf.set_(RealHost(), path, KEY, ["disksort=false"],
-                       "nexenta", True, out, io.StringIO(),
-                       commit=commit) == 0
+    assert sdconf.set_(RealHost(), sdconf.EditRequest(
+        path, KEY, ["disksort=false"], "nexenta", write=True,
+        commit=commit), out, io.StringIO()) == 0
     assert content(path) == WITH_INTEL          # commit did the write
     ((where, old, new, summary, diff),) = calls
     assert (where, old) == (path, WITH_INTEL.encode("latin-1"))
@@ -272,7 +273,8 @@ def test_D4_set_and_unset_write_through_a_given_commit(tmp_path):
     assert summary == ['"%s" disksort:false' % KEY]
     assert diff in out.getvalue() and diff.startswith("--- ")
     calls.clear()
-    assert sdconf.unset(RealHost(), path, KEY, [], "nexenta", True,
-                        io.StringIO(), io.StringIO(), commit=commit) == 0
+    assert sdconf.unset(RealHost(), sdconf.EditRequest(
+        path, KEY, [], "nexenta", write=True, commit=commit),
+        io.StringIO(), io.StringIO()) == 0
     assert calls[0][3] == ['"%s" removed' % KEY]
     assert content(path) == WITH_INTEL

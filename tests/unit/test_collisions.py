@@ -15,12 +15,12 @@ import os
 
 import pytest
 
-from sdtune.audit import Auditor
+from sdtune.audit import AuditedConf, Auditor
 from sdtune.inventory.disks import Inventory
 from sdtune.inventory.zdb import TopVdev
 from sdtune.knowndrives import parse_table
 from sdtune.driverconf.parser import parse
-from sdtune.drivers.planning import Overrides
+from sdtune.drivers.planning import Evidence, Overrides
 from sdtune.tune.plan import make_plan, render_plan
 from tests import builders
 
@@ -57,8 +57,9 @@ def record(serial, key=KEY, native=None, nv_sup=False, cache=None,
 
 def plan(disks, records, table=(), **flags):
     inv = Inventory(list(disks))
-    return make_plan(CONF, "/kernel/drv/sd.conf", "upstream", inv,
-                     list(records), list(table), Overrides(**flags), 0.0)
+    return make_plan("sd", CONF, "/kernel/drv/sd.conf", "upstream",
+                     Evidence(inv, list(records), list(table)),
+                     Overrides(**flags), 0.0)
 
 
 def held(p, tunable):
@@ -254,9 +255,10 @@ def test_disk_outside_sd_gets_nothing_and_the_reason():
 
 def audit(disks, records, conf_text, table=None, vdevs=()):
     inv = Inventory(list(disks), vdevs=list(vdevs))
-    return Auditor(inv, parse(conf_text), "/kernel/drv/sd.conf",
-                   list(records), shipped() if table is None else table,
-                   "upstream").run()
+    return Auditor(inv, list(records),
+                   shipped() if table is None else table, "upstream",
+                   AuditedConf(parse(conf_text), "/kernel/drv/sd.conf")
+                   ).run()
 
 
 def found(findings, finding_id):

@@ -24,11 +24,10 @@ def add_parser(sub, name: str) -> None:
 
 
 def run(args: argparse.Namespace, env: Env) -> int:
-    from ..audit import (Auditor, exit_status, inventory_messages, render,
-                         shown, silenced, unreadable)
-    from ..drivers import DRIVERS
+    from ..audit import (AuditedConf, Auditor, exit_status,
+                         inventory_messages, render, shown, silenced,
+                         unreadable)
     from ..records import storage
-    from ..tune.verify import checker
     from ..inventory.disks import take_inventory
     from ..knowndrives import load_table
     from ..report import to_json
@@ -46,18 +45,15 @@ def run(args: argparse.Namespace, env: Env) -> int:
     for problem in problems:
         env.err.write("sdtune: warning: %s\n" % problem)
     nvme_platform = site.for_driver("nvme").platform
-    nvme_check = None
-    nvme = DRIVERS["nvme"]
-    if any(nvme.attaches(d) for d in inv.disks):
-        nvme_check = checker(nvme, nvme_platform, site.flavour)
     # nvme.conf is checked where there is one, NVMe namespace or not.
     nvme_text = nvme_platform.read(nvme_platform.effective)
-    auditor = Auditor(inv, conf, site.conf_path, recs,
-                      load_table(host, site.known_drives), site.flavour,
-                      env.cfg.space_matters(), platform=site.platform,
-                      nvme_check=nvme_check,
-                      nvme_conf=None if nvme_text is None else
-                      parse_bytes(nvme_text), nvme_platform=nvme_platform)
+    auditor = Auditor(inv, recs, load_table(host, site.known_drives),
+                      site.flavour,
+                      AuditedConf(conf, site.conf_path, site.platform),
+                      AuditedConf(None if nvme_text is None else
+                                  parse_bytes(nvme_text),
+                                  nvme_platform.effective, nvme_platform),
+                      env.cfg.space_matters())
     findings, dropped = silenced(auditor.run(), env.cfg.silence)
     if args.output == "json":
         env.out.write(to_json({

@@ -82,33 +82,42 @@ def add_parser(sub, name: str) -> None:
 def run(args: argparse.Namespace, env: Env) -> int:
     as_json = args.output == "json"
     if args.command == "results":
-        return cmd_results(env.host, env.cfg.state_dir, env.out, as_json,
-                           args.scripted, env.err, export=args.export,
-                           key=args.key, import_file=args.import_file,
-                           dry_run=args.dry_run, signing=env.cfg.signing())
+        return cmd_results(env.host, env.cfg.state_dir, ResultsRequest(
+            as_json, args.scripted, args.export, args.key, args.import_file,
+            args.dry_run, env.cfg.signing()), env.out, env.err)
     if args.command == "infer":
         text = read_input(env.host, "infer from", args.source) \
             .decode("utf-8", "replace")
         return cmd_infer(args.source, args.format, text, env.out, as_json,
                          args.trust_flush_timing, env.err)
     return cmd_certify(env.host, env.cfg.state_dir, env.cfg.certify(),
-                       args.targets, args.confirm, env.out, env.err,
-                       as_json, args.trust_flush_timing, args.logical_block,
-                       args.jobs)
+                       CertifyRequest(args.targets, args.confirm, as_json,
+                                      args.trust_flush_timing,
+                                      args.logical_block, args.jobs),
+                       env.out, env.err)
 
 
 # ---------------------------------------------------------------- certify
 
+class CertifyRequest(NamedTuple):
+    """One `sdtune certify`: the targets and the consent for each, and
+    how to measure and print."""
+
+    targets: List[str]
+    confirm: List[str]
+    as_json: bool = False
+    trust_timing: bool = False
+    logical_block: Optional[int] = None
+    jobs: Optional[int] = None
+
+
 def cmd_certify(host: "Host", state_dir: str, timing: "CertifySettings",
-                targets: List[str], confirm: List[str], out: TextIO,
-                err: TextIO, as_json: bool = False,
-                trust_timing: bool = False,
-                logical_block: Optional[int] = None,
-                jobs: Optional[int] = None) -> int:
+                request: CertifyRequest, out: TextIO, err: TextIO) -> int:
     """Measure every target, ``jobs`` at a time (all by default), and
     print the verdicts in the order given.  A drive that fails does not
     stop the others: its error is said after the verdicts, and the exit
     status is the first failure's."""
+    targets, confirm, as_json, trust_timing, logical_block, jobs = request
     from ..certify.certifier import (certify_origin, prepare,
                                      render_verdict, result_json,
                                      store_record, targets_locked)
@@ -295,21 +304,31 @@ def suspect_lines(suspects: List["Suspect"]) -> str:
         s.serial, s.key, "; ".join(s.reasons)) for s in suspects)
 
 
-def cmd_results(host: "Host", state_dir: str, out: TextIO,
-                as_json: bool = False, scripted: bool = False,
-                err: Optional[TextIO] = None, export: Optional[str] = None,
-                key: Optional[str] = None,
-                import_file: Optional[str] = None,
-                stdin: Optional[BinaryIO] = None,
-                dry_run: bool = False,
-                signing: Optional["Signing"] = None) -> int:
+class ResultsRequest(NamedTuple):
+    """One `sdtune results`: the list (as JSON, or -H), an export (of
+    one key) or an import (or its dry run)."""
+
+    as_json: bool = False
+    scripted: bool = False
+    export: Optional[str] = None
+    key: Optional[str] = None
+    import_file: Optional[str] = None
+    dry_run: bool = False
+    signing: Optional["Signing"] = None
+
+
+def cmd_results(host: "Host", state_dir: str, request: ResultsRequest,
+                out: TextIO, err: Optional[TextIO] = None,
+                stdin: Optional[BinaryIO] = None) -> int:
     """The stored records, the units that stand out among those of
     their key flagged as suspect; a file that is not a record is named
     in a warning on ``err`` (default stderr) and left out.  With
     ``export``, the records (of ``key``) written to that file instead;
-    with ``import_file``, the records of an export stored here."""
+    with ``import_file``, the records of an export (``stdin`` for "-")
+    stored here."""
     from ..records import storage
     from ..records.crosscheck import cross_check
+    as_json, scripted, export, key, import_file, dry_run, signing = request
     warn = err or sys.stderr
     if key is not None and export is None:
         raise UsageError("use", "--key %s" % key, "applies to --export "
@@ -321,9 +340,7 @@ def cmd_results(host: "Host", state_dir: str, out: TextIO,
         raise UsageError("use", "-H", "applies to the list of records, "
                          "not to --export or --import")
     if import_file is not None:
-        return import_records(host, state_dir, import_file, out, warn,
-                              as_json, stdin, dry_run,
-                              signing.allowed_signers if signing else None)
+        return import_records(host, state_dir, request, out, warn, stdin)
     recs, problems = storage.load_checked(host, state_dir)
     for problem in problems:
         warn.write("sdtune: warning: %s\n" % problem)
@@ -451,16 +468,19 @@ def _import_text(step, dry_run: bool = False) -> str:
                                    step.from_host or "-", how)
 
 
-def import_records(host: "Host", state_dir: str, path: str, out: TextIO,
-                   err: TextIO, as_json: bool = False,
-                   stdin: Optional[BinaryIO] = None,
-                   dry_run: bool = False,
-                   allowed_signers: Optional[str] = None) -> int:
-    """Store the records of the export in ``path`` ("-": ``stdin``,
-    default standard input): the whole document is checked first, its
-    signature verified against ``allowed_signers``, and a refusal
-    stores nothing (SdtuneError, exit 4).  A dry run checks the same
-    and says what would be stored."""
+def import_records(host: "Host", state_dir: str, request: ResultsRequest,
+                   out: TextIO, err: TextIO,
+                   stdin: Optional[BinaryIO] = None) -> int:
+    """Store the records of the export in ``import_file`` ("-":
+    ``stdin``, default standard input): the whole document is checked
+    first, its signature verified against the trusted signers of
+    [signing], and a refusal stores nothing (SdtuneError, exit 4).  A
+    dry run checks the same and says what would be stored."""
+    path, as_json, dry_run = request.import_file, request.as_json, \
+        request.dry_run
+    assert path is not None
+    allowed_signers = request.signing.allowed_signers \
+        if request.signing else None
     from ..certify import travel
     from ..host.base import READ_LIMIT
     from ..report import escape_cell

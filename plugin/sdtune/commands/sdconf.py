@@ -13,12 +13,13 @@ its models in place of sd's keys (nvmeconf/actions.py)."""
 
 import argparse
 import json
+from dataclasses import dataclass
 from typing import Callable, List, Optional, TextIO
 
 from ..driverconf.checks import format_diagnostic, is_problem
 from ..driverconf.edit import Edit, NothingToUnset, unified_diff
 from ..driverconf.parser import ConfFile, parse
-from ..drivers import DRIVERS, for_file
+from ..drivers import DEFAULT, DRIVERS, for_file
 from ..errors import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, SdtuneError
 from ..host import Host
 from ..report import change_json, to_json
@@ -138,14 +139,11 @@ def run(args: argparse.Namespace, env: Env) -> int:
     commit = _live_commit(site, args.action, env, as_json) \
         if site is not None and args.write else None
     preview = _live_preview(site) if site is not None and as_json else None
-    if action == "set":
-        return set_(host, args.file, args.key, words, flavour, args.write,
-                    out, env.err, commit=commit,
-                    any_length_key=args.any_length_key, as_json=as_json,
-                    preview=preview, driver=args.driver)
-    return unset(host, args.file, args.key, words, flavour, args.write, out,
-                 env.err, commit=commit, as_json=as_json, preview=preview,
-                 driver=args.driver)
+    request = EditRequest(args.file, args.key, words, flavour, args.driver,
+                          args.write, as_json, commit, preview,
+                          getattr(args, "any_length_key", False))
+    verb = set_ if action == "set" else unset
+    return verb(host, request, out, env.err)
 
 
 def read_conf(host: Host, path: str) -> ConfFile:
@@ -201,55 +199,66 @@ Commit = Callable[[str, bytes, bytes, List[str], str], object]
 Preview = Callable[[bytes, bytes, str], dict]
 
 
-def set_(host: Host, path: str, key: str, settings: List[str],
-         flavour: str, write: bool, out: TextIO, err: TextIO, *,
-         any_length_key: bool = False,
-         commit: Optional[Commit] = None, as_json: bool = False,
-         preview: Optional[Preview] = None, driver: str = "sd") -> int:
-    """`sdconf set`: tunables for KEY (nvme.conf: the model) in the file
-    at `path`; print the diff, and with `write` write it (through
-    `commit` when given); with `as_json` print the change document
-    instead (_write)."""
-    old = host.read_bytes(path).decode("latin-1")
-    edit = DRIVERS[driver].set_edit(old, path, key, settings, flavour,
-                                    any_length_key)
-    return _write(host, path, old, edit, write, out, err, commit,
-                  as_json=as_json, preview=preview, key=key, driver=driver)
+@dataclass
+class EditRequest:
+    """One `sdconf set` or `unset`: the file, the key (nvme.conf: the
+    model), the name=value settings or the names, the rules, and how to
+    write: `write` the file (through `commit` when given), or only show
+    the diff; `as_json` prints the change document instead (with
+    `preview` for what a dry run on the live file would write)."""
+
+    path: str
+    key: str
+    words: List[str]
+    flavour: str
+    driver: str = DEFAULT.name
+    write: bool = False
+    as_json: bool = False
+    commit: Optional[Commit] = None
+    preview: Optional[Preview] = None
+    any_length_key: bool = False
 
 
-def unset(host: Host, path: str, key: str, names: List[str], flavour: str,
-          write: bool, out: TextIO, err: TextIO, *,
-          commit: Optional[Commit] = None, as_json: bool = False,
-          preview: Optional[Preview] = None, driver: str = "sd") -> int:
+def set_(host: Host, request: EditRequest, out: TextIO, err: TextIO) -> int:
+    """`sdconf set`: tunables for KEY (nvme.conf: the model) in the
+    file; print the diff, and with `write` write it (_write)."""
+    old = host.read_bytes(request.path).decode("latin-1")
+    edit = DRIVERS[request.driver].set_edit(
+        old, request.path, request.key, request.words, request.flavour,
+        request.any_length_key)
+    return _write(host, request, old, edit, out, err)
+
+
+def unset(host: Host, request: EditRequest, out: TextIO, err: TextIO
+          ) -> int:
     """`sdconf unset`: remove tunables (no names: every pair; nvme.conf:
     every triplet of the model) of KEY; exit 1 when there is nothing to
     remove, except under `as_json`, where that is "nothing to do":
     changed false, exit 0 (a note on `err` says what was not there)."""
-    old = host.read_bytes(path).decode("latin-1")
+    old = host.read_bytes(request.path).decode("latin-1")
     try:
-        edit = DRIVERS[driver].unset_edit(old, path, key, names, flavour)
+        edit = DRIVERS[request.driver].unset_edit(
+            old, request.path, request.key, request.words, request.flavour)
     except SdtuneError as e:
-        if not as_json or not isinstance(e.__cause__, NothingToUnset):
+        if not request.as_json or not isinstance(e.__cause__,
+                                                 NothingToUnset):
             raise
-        err.write("sdtune: note: %s: %s\n" % (path, e.reason))
-        out.write(to_json(change_json(False, dry_run=not write, file=path,
-                                      key=key)))
+        err.write("sdtune: note: %s: %s\n" % (request.path, e.reason))
+        out.write(to_json(change_json(False, dry_run=not request.write,
+                                      file=request.path, key=request.key)))
         return EXIT_OK
-    return _write(host, path, old, edit, write, out, err, commit,
-                  as_json=as_json, preview=preview, key=key, driver=driver)
+    return _write(host, request, old, edit, out, err)
 
 
-def _write(host: Host, path: str, old_text: str, edit: Edit,
-           write: bool, out: TextIO, err: TextIO,
-           commit: Optional[Commit], *, as_json: bool = False,
-           preview: Optional[Preview] = None, key: str = "",
-           driver: str = "sd") -> int:
+def _write(host: Host, request: EditRequest, old_text: str, edit: Edit,
+           out: TextIO, err: TextIO) -> int:
     """Show the edit (a diff, or under `as_json` the change document with
     the extra keys "file" and "key") and with `write` make it."""
+    path, key, write = request.path, request.key, request.write
     for note in edit.notes:
         err.write(note + "\n")
     if edit.new_text == old_text:
-        if as_json:
+        if request.as_json:
             out.write(to_json(change_json(False, dry_run=not write,
                                           file=path, key=key)))
         else:
@@ -257,31 +266,31 @@ def _write(host: Host, path: str, old_text: str, edit: Edit,
         return EXIT_OK
     text = unified_diff(old_text, edit.new_text, path, path + " (new)")
     old, new = old_text.encode("latin-1"), edit.new_text.encode("latin-1")
-    if not as_json:
+    if not request.as_json:
         out.write(text)
     entry = None
     if write:
-        if commit is None:
+        if request.commit is None:
             host.write_atomic(path, new)
         else:
-            entry = commit(path, old, new, edit.summary, text)
-        if not as_json:
+            entry = request.commit(path, old, new, edit.summary, text)
+        if not request.as_json:
             out.write("%s: written\n" % path)
-    if not as_json:
+    if not request.as_json:
         return EXIT_OK
     if entry is not None:
         from .tune import entry_json
         doc = entry_json(entry, file=path, key=key)
-    elif not write and preview is not None:
-        doc = preview(old, new, text)
+    elif not write and request.preview is not None:
+        doc = request.preview(old, new, text)
         doc.update(file=path, key=key)
     else:
         # A file the kernel does not read: no journal, no reboot.
         from ..tune.journal import sha256
         doc = change_json(write, dry_run=not write, diff=text, files=[{
-            "path": path, "role": "%s.conf copy" % driver,
-            "before_sha256": sha256(old), "after_sha256": sha256(new)}],
-            file=path, key=key)
+            "path": path, "role": "%s copy" % DRIVERS[request.driver]
+            .conf_name, "before_sha256": sha256(old),
+            "after_sha256": sha256(new)}], file=path, key=key)
     out.write(to_json(doc))
     return EXIT_OK
 

@@ -25,13 +25,11 @@ import abc
 from typing import FrozenSet, List, Mapping, Optional, Tuple
 
 from ..errors import UsageError
-from ..inventory.disks import Disk, Inventory
-from ..knowndrives import KnownDrive
-from ..records.record import CertRecord
+from ..inventory.disks import Disk
 from ..driverconf.edit import Edit
 from ..driverconf.parser import ConfFile, Diagnostic
 from .diskstate import DiskState, Elsewhere
-from .planning import Overrides, Proposed
+from .planning import Evidence, Overrides, Proposed
 
 
 class NotSupported(UsageError):
@@ -126,8 +124,7 @@ class Driver(abc.ABC):
     # -- plan and verify -----------------------------------------------
 
     @abc.abstractmethod
-    def propose(self, text: str, flavour: str, inv: Inventory,
-                records: List[CertRecord], table: List[KnownDrive],
+    def propose(self, text: str, flavour: str, evidence: Evidence,
                 options: Overrides) -> Proposed:
         """What `plan` proposes for the .conf `text`, with every screen
         applied: the changes, and what was held back and why."""

@@ -8,13 +8,18 @@
 """What a driver's proposal for its .conf is made of, whichever driver:
 the reason for a tunable (Reason), the tunables set for one key or model
 (Change), a tunable held back and why (Held), a disk the driver does not
-plan for (NotSd), the operator's overrides (Overrides), and everything
+plan for (NotSd), the operator's overrides (Overrides), what a plan rests on
+(Evidence), and everything
 one driver proposes for one .conf (Proposed), which tune/plan.py turns
 into the Plan that is shown, saved and applied.  Pure data.
 """
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
+
+from ..inventory.disks import Inventory
+from ..knowndrives import KnownDrive
+from ..records.record import CertRecord
 
 
 @dataclass
@@ -99,6 +104,15 @@ class Overrides:
         return cls(args.allow_ashift_mismatch, args.allow_no_nv_evidence,
                    tuple(args.allow_key_collision),
                    args.allow_firmware_mismatch)
+
+
+class Evidence(NamedTuple):
+    """What a plan rests on besides the .conf: the disks (and their
+    pools), the certification records, and the known-drives table."""
+
+    inventory: Inventory
+    records: List[CertRecord]
+    table: List[KnownDrive]
 
 
 @dataclass

@@ -27,12 +27,10 @@ from dataclasses import dataclass, field
 from typing import List
 
 from ..drivers import DEFAULT, DRIVERS, NAMES
-from ..drivers.planning import Change, Held, NotSd, Overrides, Proposed
+from ..drivers.planning import (Change, Evidence, Held, NotSd, Overrides,
+                                Proposed)
 from ..errors import RefusedError, SdtuneError
 from ..host import Host
-from ..inventory.disks import Inventory
-from ..knowndrives import KnownDrive
-from ..records.record import CertRecord
 from ..driverconf.edit import EditError, unified_diff
 from .journal import sha256
 
@@ -128,14 +126,12 @@ class Plan:
         return plan
 
 
-def make_plan(text: str, conf_path: str, flavour: str, inv: Inventory,
-              records: List[CertRecord], table: List[KnownDrive],
-              options: Overrides, now: float,
-              driver: str = DEFAULT.name) -> Plan:
+def make_plan(driver: str, text: str, conf_path: str, flavour: str,
+              evidence: Evidence, options: Overrides, now: float) -> Plan:
     """The plan for `driver`'s .conf at `conf_path`, whose text now is
     `text`."""
-    proposed: Proposed = DRIVERS[driver].propose(text, flavour, inv,
-                                                 records, table, options)
+    proposed: Proposed = DRIVERS[driver].propose(text, flavour, evidence,
+                                                 options)
     return Plan(conf_path, proposed.flavour, sha256(text.encode("latin-1")),
                 proposed.new_text,
                 unified_diff(text, proposed.new_text, conf_path,

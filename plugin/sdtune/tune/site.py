@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from ..drivers import DEFAULT, DRIVERS
-from ..drivers.planning import Overrides
+from ..drivers.planning import Evidence, Overrides
 from ..records import storage
 from ..errors import LockedError, RefusedError, SdtuneError, UsageError
 from ..host import Host
@@ -202,8 +202,9 @@ def build_plan(site: TuneSite, overrides: Overrides
     driver = DRIVERS[site.driver]
     table = load_table(host, site.known_drives) \
         if driver.reads_known_drives else []
-    return make_plan(text, site.conf_path, site.flavour, inv, recs, table,
-                     overrides, host.now(), site.driver), inv, text
+    return make_plan(site.driver, text, site.conf_path, site.flavour,
+                     Evidence(inv, recs, table), overrides,
+                     host.now()), inv, text
 
 
 class ToApply(NamedTuple):

@@ -19,7 +19,7 @@ from sdtune.certify import travel
 from sdtune.records.record import CertRecord, QueueDepth
 from sdtune.certify.travel import BadExport, check_export
 from sdtune.inventory.disks import Inventory
-from sdtune.drivers.planning import Overrides
+from sdtune.drivers.planning import Evidence, Overrides
 from sdtune.tune.plan import make_plan
 from tests import builders
 
@@ -329,7 +329,8 @@ def disk(name, key, firmware, serial):
 
 def plan_of(recs, disks, **options):
     inv = Inventory(disks=disks)
-    return make_plan("", "/kernel/drv/sd.conf", "upstream", inv, recs, [],
+    return make_plan("sd", "", "/kernel/drv/sd.conf", "upstream",
+                     Evidence(inv, recs, []),
                      Overrides(**options), 0.0)
 
 

@@ -18,7 +18,8 @@ import json
 
 from sdtune.records import storage
 from sdtune.records.crosscheck import Suspect, consensus, cross_check
-from sdtune.commands.certify import (RESULT_COLUMNS, cmd_results,
+from sdtune.commands.certify import (RESULT_COLUMNS, ResultsRequest,
+                                     cmd_results,
                                      result_rows, suspect_lines)
 from sdtune.host import RealHost
 from tests import builders
@@ -190,7 +191,8 @@ def stored_shelf(tmp_path, recs):
 def test_results_table_and_lines_show_the_suspect(tmp_path):
     host = stored_shelf(tmp_path, shelf(odd=6, native=512))
     out = io.StringIO()
-    assert cmd_results(host, "/var/sdtune", out, err=io.StringIO()) == 0
+    assert cmd_results(host, "/var/sdtune", ResultsRequest(), out,
+                       err=io.StringIO()) == 0
     lines = out.getvalue().splitlines()
     header = lines[0].split()
     assert "NOTE" in header
@@ -207,7 +209,8 @@ def test_results_table_and_lines_show_the_suspect(tmp_path):
 def test_scripted_results_have_the_note_and_no_lines(tmp_path):
     host = stored_shelf(tmp_path, shelf(odd=6, native=512))
     out = io.StringIO()
-    cmd_results(host, "/var/sdtune", out, scripted=True, err=io.StringIO())
+    cmd_results(host, "/var/sdtune", ResultsRequest(scripted=True), out,
+                err=io.StringIO())
     rows = [line.split("\t") for line in out.getvalue().splitlines()]
     assert len(rows) == 6
     assert {r[1]: r[7] for r in rows}["S6"] == "suspect"
@@ -217,7 +220,8 @@ def test_results_json_adds_the_reasons_and_keeps_the_rest(tmp_path):
     recs = shelf(odd=6, native=512)
     host = stored_shelf(tmp_path, recs)
     out = io.StringIO()
-    cmd_results(host, "/var/sdtune", out, as_json=True, err=io.StringIO())
+    cmd_results(host, "/var/sdtune", ResultsRequest(as_json=True), out,
+                err=io.StringIO())
     results = json.loads(out.getvalue())["results"]
     by_serial = {r["serial"]: r for r in results}
     assert by_serial["S6"]["suspect"] == [

@@ -19,15 +19,13 @@ from typing import List, Mapping, Optional, Tuple
 from ...driverconf.edit import Edit
 from ...driverconf.parser import ConfFile, Diagnostic
 from ...errors import UsageError
-from ...inventory.disks import Disk, Inventory
-from ...knowndrives import KnownDrive
+from ...inventory.disks import Disk
 from ...nvmeconf import actions
 from ...nvmeconf.lint import lint
 from ...nvmeconf.model import MODEL_LEN, TUNABLES
-from ...records.record import CertRecord
 from ..base import Driver, NotSupported
 from ..diskstate import DiskState, Elsewhere
-from ..planning import Overrides, Proposed
+from ..planning import Evidence, Overrides, Proposed
 from . import propose, verify
 
 
@@ -91,12 +89,12 @@ class NvmeDriver(Driver):
                   flavour: str) -> str:
         return propose.set_model_tunables(text, key, dict(settings))
 
-    def propose(self, text: str, flavour: str, inv: Inventory,
-                records: List[CertRecord], table: List[KnownDrive],
+    def propose(self, text: str, flavour: str, evidence: Evidence,
                 options: Overrides) -> Proposed:
         # The known-drives table is sd's (VID/PID patterns): nothing in it
         # speaks of an NVMe model (reads_known_drives is False).
-        return propose.propose(text, inv, records, options)
+        return propose.propose(text, evidence.inventory, evidence.records,
+                               options)
 
     def verify_disk(self, conf: ConfFile, disk: Disk, flavour: str,
                     failed: Optional[Mapping[str, str]] = None,

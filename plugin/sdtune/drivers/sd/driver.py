@@ -14,11 +14,9 @@ drivers/sd/verify.py.
 
 from typing import List, Mapping, Optional, Tuple
 
-from ...inventory.disks import Disk, Inventory
-from ...knowndrives import KnownDrive
+from ...inventory.disks import Disk
 from ...driverconf.edit import Edit
 from ...driverconf.parser import ConfFile, Diagnostic
-from ...records.record import CertRecord
 from ...sdconf import actions
 from ...sdconf.edit import Setting, set_tunables
 from ...sdconf.lint import lint
@@ -26,7 +24,7 @@ from ...sdconf.match import KEY_LEN
 from ...sdconf.tunables import TUNABLE_BY_NAME
 from ..base import Driver
 from ..diskstate import DiskState, Elsewhere
-from ..planning import Overrides, Proposed
+from ..planning import Evidence, Overrides, Proposed
 from . import propose, verify
 
 
@@ -87,11 +85,10 @@ class SdDriver(Driver):
         return set_tunables(text, key, [Setting(t, v) for t, v in
                                         settings.items()], flavour)
 
-    def propose(self, text: str, flavour: str, inv: Inventory,
-                records: List[CertRecord], table: List[KnownDrive],
+    def propose(self, text: str, flavour: str, evidence: Evidence,
                 options: Overrides) -> Proposed:
-        return propose.propose(text, flavour, inv, records, table,
-                               options)
+        return propose.propose(text, flavour, evidence.inventory,
+                               evidence.records, evidence.table, options)
 
     def verify_disk(self, conf: ConfFile, disk: Disk, flavour: str,
                     failed: Optional[Mapping[str, str]] = None,
