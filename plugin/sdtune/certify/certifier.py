@@ -285,9 +285,8 @@ class Certification:
         queue = decide_queue_depth(self.qd_steps,
                                    self.timing.warmup_intervals,
                                    transport_of(self.target.disk))
-        rec = build_record(self.target, self.target.disk, self.evidence,
-                           self.sector, cache, queue, self.logical,
-                           self.host.now())
+        rec = build_record(self.target, self.evidence, self.sector, cache,
+                           queue, self.logical, self.host.now())
         rec.evidence["region"] = self.region
         rec.evidence["phases"] = self.phases
         return rec
@@ -324,11 +323,13 @@ def transport_of(disk: Optional[Disk]) -> Optional[str]:
     return None
 
 
-def build_record(target: Target, disk: Optional[Disk],
-                 evidence: DeviceEvidence, sector: Optional[SectorVerdict],
-                 cache: CacheVerdict, queue: QueueVerdict, logical: int,
-                 now: float, source: str = "sdio") -> CertRecord:
-    """The verdicts and the record; shared with `infer`."""
+def build_record(target: Target, evidence: DeviceEvidence,
+                 sector: Optional[SectorVerdict], cache: CacheVerdict,
+                 queue: QueueVerdict, logical: int, now: float,
+                 source: str = "sdio") -> CertRecord:
+    """The verdicts and the record of the target's disk (none for a file
+    and for `infer`); shared with `infer`."""
+    disk = target.disk
     if sector is None:
         sector = SectorVerdict(None, 0.0, "not measured")
     nvme = disk is not None and disk.driver != "sd" and \
@@ -511,7 +512,7 @@ def infer_record(path: str, imported: Imported,
                          write=pair[0].name if pair else "write",
                          flushed=pair[1].name if pair else "write-flush")
     queue = decide_queue_depth(qd, 0)
-    rec = build_record(Target(path, path, None), None, DeviceEvidence(),
+    rec = build_record(Target(path, path, None), DeviceEvidence(),
                        sector, cache, queue,
                        min((s.bs for s in sector_steps), default=512),
                        0.0, source="%s:%s" % (fmt, path))

@@ -221,8 +221,9 @@ def propose(text: str, flavour: str, inv: Inventory,
             disputed_keys.add(key)
         if not props:
             continue
-        settings, why = _screen(key, props, inv, bounds.get(key), unknown,
-                                parse(new_text), flavour, options, proposed)
+        settings, why = _screen(key, props, _written(new_text, key, flavour),
+                                _also_matched(inv, key), bounds.get(key),
+                                unknown, options, proposed)
         if not settings:
             continue
         new_text, settings = _merge(new_text, key, settings, flavour, proposed)
@@ -327,23 +328,34 @@ def _ids_unknown(inv: Inventory) -> Optional[str]:
     return None
 
 
-def _screen(key, props, inv, bound, unknown, conf, flavour, options,
-            proposed) -> tuple:
-    """The proposals that may go in, and the reasons for each; ``bound``
-    is the ashift the key's disks must fit (ashift.ashift_bound)."""
+def _written(text: str, key: str, flavour: str) -> Dict[str, str]:
+    """Tunable -> the value sd.conf `text` already gives KEY."""
+    current = evaluate(parse(text), Identity.of_key(key), flavour)
+    return {r.name.lower(): r.value for e in current.matched
+            for r in e.results if r.accepted and r.name}
+
+
+def _also_matched(inv: Inventory, key: str) -> List[str]:
+    """The disks of other keys that KEY's pair would match too."""
+    return [d.name for d in inv.disks if d.key and d.key != key and
+            d.vid and key_matches(key, Identity.of_inquiry(d.vid, d.pid,
+                                                           None))]
+
+
+def _screen(key: str, props: List[Proposal], written: Dict[str, str],
+            others: List[str], bound: Optional[Tuple[int, str]],
+            unknown: "Unknowns", options: Overrides, proposed: Proposed
+            ) -> Tuple[List[Setting], List[Reason]]:
+    """The proposals that may go in, and the reasons for each:
+    `written` is what sd.conf already sets for the key, `others` the
+    disks of other models the key matches, ``bound`` the ashift the
+    key's disks must fit (ashift.ashift_bound)."""
     settings: List[Setting] = []
     why: List[Reason] = []
-    current = evaluate(conf, Identity.of_key(key),
-                       flavour)
-    written = {r.name.lower(): r.value for e in current.matched
-               for r in e.results if r.accepted and r.name}
 
     def hold(p: Proposal, reason: str) -> None:
         proposed.held.append(Held(key, p.tunable, p.value, reason))
 
-    others = [d.name for d in inv.disks if d.key and d.key != key and
-              d.vid and key_matches(key, Identity.of_inquiry(d.vid, d.pid,
-                                                             None))]
     for p in props:
         value, problem = canonical_value(p.tunable, p.value)
         if value is None:
