@@ -39,7 +39,8 @@ def disk(name: str = "c1t1d0", key: Optional[str] = None, *,
          driver: str = "sd", pool: Optional[str] = None,
          ashift: Optional[int] = None, **fields) -> Disk:
     """A disk: under sd (key from the ATA model unless given), or of
-    another driver (no key unless given)."""
+    another driver (no key unless given; `model` is then the driver's
+    own, say an NVMe controller's)."""
     if key is None and driver == "sd":
         key = "ATA     " + model[:16].ljust(16)
     values = dict(name=name, instance=None, key=key,
@@ -50,7 +51,7 @@ def disk(name: str = "c1t1d0", key: Optional[str] = None, *,
                   ssd=True, in_use=None, rejected_reasons=[], pool=pool,
                   pool_role="data" if pool else None, vdev_ashift=ashift,
                   sd=SdValues(), ata_model=model if key else None,
-                  driver=driver)
+                  model=None if driver == "sd" else model, driver=driver)
     values.update(fields)
     return Disk(**values)
 
