@@ -279,7 +279,7 @@ def _write(host: Host, request: EditRequest, old_text: str, edit: Edit,
     if not request.as_json:
         return EXIT_OK
     if entry is not None:
-        from .tune import entry_json
+        from ..tune.changes import entry_json
         doc = entry_json(entry, file=path, key=key)
     elif not write and request.preview is not None:
         doc = request.preview(old, new, text)
@@ -351,7 +351,7 @@ def _live_preview(site) -> Preview:
     sd.conf: what its transaction would write, and whether the change
     would need a reboot, as apply's dry run says them."""
     from ..inventory.disks import take_inventory
-    from .tune import dry_run_json
+    from ..tune.changes import dry_run_json
 
     def preview(old: bytes, new: bytes, diff: str) -> dict:
         how = site.platform.persistence(old, new)
