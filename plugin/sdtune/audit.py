@@ -218,8 +218,7 @@ class Auditor:
                 self.by_serial[(rec.key or "", rec.unit_serial)] = rec
         self.records = latest_by_serial(recs)
         # Records of disks keyed by model, not by an sd key (NVMe).
-        self.model_records = sorted((r for r in recs if not r.key and
-                                     r.driver not in (None, DEFAULT.name)),
+        self.model_records = sorted((r for r in recs if r.outside_sd),
                                     key=lambda r: r.time)
         self.known: Dict[str, List[KnownDrive]] = {}
         for d in inv.disks:

@@ -362,7 +362,7 @@ def unjustified(rec: CertRecord) -> Optional[str]:
     queue = QueueVerdict(qd.knee, tmax, tmin, qd.confidence or 0.0, "")
     logical = rec.logical_block_bytes or 512
     derived = recommend(sector, cache, queue, logical, True)
-    if rec.key is None and rec.driver not in (None, "sd"):
+    if rec.outside_sd:
         derived.update(recommend_nvme(sector, logical))
     for name, value in rec.recommended.items():
         if name not in derived:

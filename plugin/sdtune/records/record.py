@@ -81,6 +81,15 @@ def _version(v: Any) -> bool:
     return _integer(v) and v == VERSION
 
 
+def outside_sd(key: Optional[str], driver: Optional[str]) -> bool:
+    """Whether a record is of a disk outside sd: it has no
+    sd-config-list key (no INQUIRY) and names its driver (an NVMe
+    namespace under blkdev), so it is keyed by the drive's model and
+    recommends for that driver's .conf.  The one place a record's driver
+    is told apart."""
+    return key is None and driver not in (None, "sd")
+
+
 def _tunable_problem(name: str, value: Any, nvme: bool = False
                      ) -> Optional[str]:
     """Why a recommended value is not one `sdconf set` would accept, or
@@ -248,10 +257,9 @@ def record_problem(record: Any) -> Optional[str]:
             continue
         if not f.valid(value):
             return "field '%s' must be %s" % (name, f.expected)
-    # A record of a disk outside sd (no key, its driver named): its
-    # recommendations are nvme.conf's.
-    nvme = record.get("key") is None and \
-        record.get("driver") not in (None, "sd")
+    # A record of a disk outside sd: its recommendations are
+    # nvme.conf's.
+    nvme = outside_sd(record.get("key"), record.get("driver"))
     for tunable, value in record.get("recommended", {}).items():
         why = _tunable_problem(tunable, value, nvme)
         if why:
@@ -347,6 +355,11 @@ class CertRecord:
     # imported, in local ones.
     origin: Optional[Dict[str, Any]] = None
     imported: Optional[Dict[str, Any]] = None
+
+    @property
+    def outside_sd(self) -> bool:
+        """Of a disk outside sd, keyed by its model (outside_sd())."""
+        return outside_sd(self.key, self.driver)
 
     @property
     def unit_serial(self) -> str:

@@ -19,7 +19,7 @@ from typing import List, Optional, Tuple
 
 from ..errors import SdtuneError
 from ..host import Host
-from .record import CertRecord, parse_record
+from .record import CertRecord, outside_sd, parse_record
 
 SUBDIR = "certify"
 
@@ -33,7 +33,7 @@ def record_name(key: Optional[str], serial: Optional[str],
     firmware; a file target's path."""
     def safe(text: Optional[str]) -> str:
         return re.sub(r"[^A-Za-z0-9.-]+", "_", (text or "").strip()) or "-"
-    if key is None and driver is not None and driver != "sd":
+    if outside_sd(key, driver):
         # No sd-config-list key (no INQUIRY): the driver's name keeps
         # these apart from key and path records.
         return "%s--%s--%s--%s.json" % (safe(driver), safe(model),

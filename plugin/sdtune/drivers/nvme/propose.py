@@ -132,7 +132,7 @@ def _records_by_model(records: List[CertRecord], models: Dict[str, List[Disk]]
                  for d in ds if (d.serial or "").strip()}
     out: Dict[str, List[CertRecord]] = {}
     for rec in records:
-        if rec.key is not None or rec.driver in (None, "sd"):
+        if not rec.outside_sd:
             continue
         model = (rec.model or "").rstrip(" ") or \
             by_serial.get(rec.unit_serial, "")
