@@ -5,11 +5,13 @@
 #
 # Copyright 2026 the sdtune authors.
 
-"""Fixtures of the engine tests: sdio built once per session, and files
-on tmpfs."""
+"""Fixtures of the engine tests: sdio built once per session, files on
+tmpfs, and a directory on a disk file system for direct I/O."""
 
 import os
 import re
+import shutil
+import tempfile
 
 import pytest
 
@@ -36,3 +38,15 @@ def shm_file(request, tmp_path):
     yield make
     if os.path.exists(path):
         os.unlink(path)
+
+
+@pytest.fixture
+def disk_dir():
+    """A directory on a disk file system, for what only such a file
+    system does (O_DIRECT's alignment rule: tmpfs takes any offset),
+    wherever tmp_path is (the Makefile may put it on tmpfs)."""
+    path = tempfile.mkdtemp(prefix="sdio-direct-", dir="/var/tmp")
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)

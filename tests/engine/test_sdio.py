@@ -532,11 +532,11 @@ def test_sync_read(sdio, shm_file):
     assert doc["errors"] == [] and doc["stopped"] == "time"
 
 
-def test_sync_misaligned_direct_reported_with_offset(sdio, tmp_path):
-    # tmp_path is on a disk file system with O_DIRECT (tmpfs accepts any
-    # alignment); the kernel rejects an offset that is not a multiple of
-    # the logical block size with EINVAL.
-    path = tmp_path / "direct.dat"
+def test_sync_misaligned_direct_reported_with_offset(sdio, disk_dir):
+    # On a disk file system with O_DIRECT (tmpfs accepts any alignment)
+    # the kernel rejects an offset that is not a multiple of the logical
+    # block size with EINVAL.
+    path = os.path.join(disk_dir, "direct.dat")
     with open(path, "wb") as f:
         f.truncate(1 << 20)
     ok = run_json(sdio, "--direct", "--bs", 4096, "--max-ios", 8, path)
