@@ -29,6 +29,7 @@ from sdtune.driverconf.parser import parse, parse_bytes
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
                                 "fixtures", "sdconf"))
 import sdconf_fixtures as fx  # noqa: E402
+from tests import strategies  # noqa: E402
 
 BLANKS = set(" \t\r\n")
 
@@ -194,14 +195,9 @@ def test_splicing_a_value_span_changes_only_that_value():
 
 # -- property (a): any text at all --------------------------------------------
 
-_DRIVER_CONF_CHARS = list('"\\=,;#:-~0x18aZ_ \t\n\r\f\x00\xe9\x93\x94')
-
-
 @settings(max_examples=300, deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(
-    st.text(alphabet=st.characters(max_codepoint=255), max_size=80),
-    st.text(alphabet=_DRIVER_CONF_CHARS, max_size=80)))
+@given(strategies.driver_conf_text())
 def test_any_text_round_trips_and_never_raises(text):
     conf = parse(text)
     assert conf.render() == text

@@ -16,7 +16,6 @@ import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from sdtune.driverconf.parser import parse
 from sdtune.sdconf.lint import lint
@@ -25,6 +24,7 @@ from sdtune.sdconf.model import config_list
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
                                 "fixtures", "sdconf"))
 import sdconf_fixtures as fx  # noqa: E402
+from tests import strategies  # noqa: E402
 
 
 @pytest.mark.parametrize("name", ["nexentastor", "smartos-like"])
@@ -42,14 +42,9 @@ def test_fixtures_have_no_lint_problems():
         assert found == [], name
 
 
-_DRIVER_CONF_CHARS = list('"\\=,;#:-~0x18aZ_ \t\n\r\f\x00\xe9\x93\x94')
-
-
 @settings(max_examples=300, deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(
-    st.text(alphabet=st.characters(max_codepoint=255), max_size=80),
-    st.text(alphabet=_DRIVER_CONF_CHARS, max_size=80)))
+@given(strategies.driver_conf_text())
 def test_lint_never_raises_on_any_text(text):
     conf = parse(text)
     lint(conf)
