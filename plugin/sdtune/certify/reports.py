@@ -46,7 +46,11 @@ class StepResult:
     intervals: List[Interval] = field(default_factory=list)
     iops: float = 0.0
     lat_mean_ns: float = 0.0
+    # Percentiles of the run's per-I/O latency, from the engine's
+    # histogram (plugin/engine/hist.c); None where the source has none.
+    lat_p50_ns: Optional[int] = None
     lat_p99_ns: Optional[int] = None
+    lat_p99_9_ns: Optional[int] = None
     ios: int = 0
     elapsed_ns: int = 0
     stopped: str = ""
@@ -81,7 +85,9 @@ class StepResult:
                "lat_mean_ns": round(lat.mean, 1) if lat.n else None,
                "lat_rel_se": round(lat.rel_se, 4) if lat.n > 1 else None,
                "intervals_used": lat.n, "ios": self.ios,
-               "lat_p99_ns": self.lat_p99_ns}
+               "lat_p50_ns": self.lat_p50_ns,
+               "lat_p99_ns": self.lat_p99_ns,
+               "lat_p99_9_ns": self.lat_p99_9_ns}
         if self.lat_field is not None:
             out["lat_field"] = self.lat_field
         if not self.flush_timed:
@@ -118,6 +124,18 @@ def _report(text: str, command: str) -> dict:
     return doc
 
 
+def _percentile(lat: dict, name: str) -> Optional[int]:
+    """A latency percentile of the report (ns), None when it has none;
+    ValueError when it is not a count of nanoseconds."""
+    value = lat.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+            value < 0 or value != value:
+        raise ValueError(name)
+    return int(value)
+
+
 def parse_sdio(text: str, name: str) -> StepResult:
     """Read sdio's JSON report; raise IOFailure when it reports errors.
 
@@ -141,7 +159,9 @@ def parse_sdio(text: str, name: str) -> StepResult:
             iops=float(summary["iops"]), ios=int(summary["ios"]),
             elapsed_ns=int(summary["elapsed_ns"]),
             lat_mean_ns=float(summary["lat_ns"]["mean"]),
-            lat_p99_ns=summary["lat_ns"].get("p99"),
+            lat_p50_ns=_percentile(summary["lat_ns"], "p50"),
+            lat_p99_ns=_percentile(summary["lat_ns"], "p99"),
+            lat_p99_9_ns=_percentile(summary["lat_ns"], "p99_9"),
             stopped=str(doc.get("stopped", "")))
         for iv in doc["intervals"]:
             result.intervals.append(Interval(int(iv["ios"]),
