@@ -16,7 +16,7 @@ import threading
 from typing import (TYPE_CHECKING, BinaryIO, Dict, List, NamedTuple,
                     Optional, TextIO, Tuple)
 
-from ..errors import EXIT_OK, SdtuneError, UsageError
+from ..errors import EXIT_OK, EXIT_PROBLEMS, SdtuneError, UsageError
 from ..report import change_json, render_table, text_or_dash, to_json
 from .. import __version__
 from .base import Env, json_output
@@ -61,6 +61,9 @@ def add_parser(sub, name: str) -> None:
     else:
         results = sub.add_parser("results",
                                  help="stored certification records")
+        results.add_argument("which", nargs="*", metavar="DISK|KEY|SERIAL",
+                             help="show these drives' records in full, "
+                             "with text charts of what was measured")
         results.add_argument("-H", dest="scripted", action="store_true")
         json_output(results)
         travel = results.add_mutually_exclusive_group()
@@ -84,7 +87,8 @@ def run(args: argparse.Namespace, env: Env) -> int:
     if args.command == "results":
         return cmd_results(env.host, env.cfg.state_dir, ResultsRequest(
             as_json, args.scripted, args.export, args.key, args.import_file,
-            args.dry_run, env.cfg.signing()), env.out, env.err)
+            args.dry_run, env.cfg.signing(), tuple(args.which)), env.out,
+            env.err)
     if args.command == "infer":
         text = read_input(env.host, "infer from", args.source) \
             .decode("utf-8", "replace")
@@ -315,6 +319,9 @@ class ResultsRequest(NamedTuple):
     import_file: Optional[str] = None
     dry_run: bool = False
     signing: Optional["Signing"] = None
+    # Drives (target, key, serial or model) whose records to show in
+    # full, with charts; none: the list.
+    which: Tuple[str, ...] = ()
 
 
 def cmd_results(host: "Host", state_dir: str, request: ResultsRequest,
@@ -328,8 +335,13 @@ def cmd_results(host: "Host", state_dir: str, request: ResultsRequest,
     stored here."""
     from ..records import storage
     from ..records.crosscheck import cross_check
-    as_json, scripted, export, key, import_file, dry_run, signing = request
+    as_json, scripted, export, key, import_file, dry_run, signing, which = \
+        request
     warn = err or sys.stderr
+    if which and (scripted or export is not None or
+                  import_file is not None):
+        raise UsageError("use", which[0], "a drive's records are shown "
+                         "in full, not with -H, --export or --import")
     if key is not None and export is None:
         raise UsageError("use", "--key %s" % key, "applies to --export "
                          "only")
@@ -348,12 +360,29 @@ def cmd_results(host: "Host", state_dir: str, request: ResultsRequest,
         return export_records(host, recs, export, key, out, warn, as_json,
                               signing)
     suspects = cross_check(recs)
+    if which:
+        from ..records.group import named
+        recs, unknown = named(recs, which)
+        if unknown:
+            raise SdtuneError("show the records of", unknown[0], "no "
+                              "certification record names it (sdtune "
+                              "results lists them)", EXIT_PROBLEMS)
     rows = result_rows(recs, suspects)
     if as_json:
         # Each file as stored, keys this version does not know included.
         out.write(to_json({"results": [
             dict(row.record.as_stored(), suspect=list(row.suspect))
             for row in rows]}))
+    elif which:
+        from ..certify.certifier import render_verdict
+        from ..certify.charts import record_charts
+        for row in rows:
+            out.write(render_verdict(row.record))
+            out.write("".join("%s\n" % line
+                              for line in record_charts(row.record)))
+            out.write("".join("  suspect: %s\n" % reason
+                              for reason in row.suspect))
+            out.write("\n")
     else:
         out.write(render_table(RESULT_COLUMNS, rows, scripted))
         if not scripted:

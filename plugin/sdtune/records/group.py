@@ -5,13 +5,13 @@
 #
 # Copyright 2026 the sdtune authors.
 
-"""How records are grouped and named in a reason: the latest record of
-each certified unit (per key, or of one model), the model a record
-names, the firmware it measured and when (and where) it was made.
-Pure.
+"""How records are grouped, chosen and named in a reason: the latest
+record of each certified unit (per key, or of one model), the records of
+the drives an operator names, the model a record names, the firmware it
+measured and when (and where) it was made.  Pure.
 """
 
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from .record import CertRecord
 
@@ -23,6 +23,21 @@ def latest(records: List[CertRecord]) -> List[CertRecord]:
     for i, rec in enumerate(sorted(records, key=lambda r: r.time)):
         by_unit[rec.unit_serial or ("#", i)] = rec
     return sorted(by_unit.values(), key=lambda r: r.time)
+
+
+def named(records: List[CertRecord], words: Sequence[str]
+          ) -> Tuple[List[CertRecord], List[str]]:
+    """The records of the drives `words` name (a target as certify was
+    given it, a key with or without its trailing blanks, a serial or a
+    model), oldest first, and the words that name none."""
+    def names(rec: CertRecord) -> List[str]:
+        return [n for n in (rec.target, rec.key, (rec.key or "").rstrip(),
+                            rec.unit_serial, (rec.model or "").rstrip())
+                if n]
+    chosen = [r for r in records if any(w in names(r) for w in words)]
+    unmatched = [w for w in words
+                 if not any(w in names(r) for r in records)]
+    return sorted(chosen, key=lambda r: r.time), unmatched
 
 
 def latest_by_serial(records: List[CertRecord]

@@ -1,0 +1,147 @@
+# This file and its contents are supplied under the terms of the
+# Common Development and Distribution License ("CDDL"), version 1.0.
+# You may only use this file in accordance with the terms of version
+# 1.0 of the CDDL.  A copy of the CDDL is in conf/LICENSE.
+#
+# Copyright 2026 the sdtune authors.
+
+"""Text charts of one certification, for a terminal (`sdtune results
+DISK`): what the record's evidence measured, drawn as horizontal bars
+of ASCII '#', so that they read the same over ssh, in a log and on an
+illumos console in the C locale.
+
+* cost per I/O against transfer size: the sector phase's arms (median
+  latency of the rounds), the misaligned and random arms marked;
+* the cache flush: a write alone against a write and a flush;
+* IOPS against queue depth, writes and reads, each step with its
+  latency percentiles (p50/p99, microseconds) where the record has them.
+
+A bar is scaled to the largest value of its chart; a record without a
+phase's evidence (imported, or an older version) has no chart for it.
+Pure: returns lines.
+"""
+
+import re
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ..records.record import CertRecord
+
+WIDTH = 30
+Row = Tuple[str, float, str]     # label, value (the bar), text after it
+
+
+def bars(rows: Sequence[Row], width: int = WIDTH) -> List[str]:
+    """One line per row: the label, the bar (to scale with the largest
+    value; a value above zero has at least one '#'), and its text."""
+    if not rows:
+        return []
+    top = max(value for _, value, _ in rows) or 1.0
+    label_width = max(len(label) for label, _, _ in rows)
+    out = []
+    for label, value, text in rows:
+        n = int(round(width * value / top)) if value > 0 else 0
+        if value > 0 and n == 0:
+            n = 1
+        out.append(("  %-*s %-*s %s" % (label_width, label, width,
+                                        "#" * n, text)).rstrip())
+    return out
+
+
+def _number(value: Any) -> Optional[float]:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if value == value and value >= 0 else None
+
+
+def _us(ns: float) -> str:
+    us = ns / 1000.0
+    return "%.3g us" % us if us < 100 else "%d us" % round(us)
+
+
+def _arm_label(name: str, arm: Dict[str, Any]) -> str:
+    label = "%s B" % arm.get("bs", "?")
+    if arm.get("offset"):
+        label += " at +%s" % arm["offset"]
+    if arm.get("pattern") == "rand" or name.startswith("rand-"):
+        label += " random"
+    return label
+
+
+def sector_chart(rec: CertRecord) -> List[str]:
+    """Cost per I/O by transfer size: sequential sizes first, smallest
+    first, then the misaligned and the random arms."""
+    arms = rec.evidence.get("sector")
+    if not isinstance(arms, dict):
+        return []
+    rows = []
+    for name, arm in arms.items():
+        lat = _number(arm.get("lat_median_ns")) if isinstance(arm, dict) \
+            else None
+        if lat is None:
+            continue
+        odd = bool(arm.get("offset")) or arm.get("pattern") == "rand" or \
+            name.startswith("rand-")
+        rows.append(((odd, name.startswith("rand-"), arm.get("bs") or 0),
+                     (_arm_label(name, arm), lat, _us(lat))))
+    if not rows:
+        return []
+    rows.sort(key=lambda r: r[0])
+    return ["cost per I/O by transfer size (median of the rounds):"] + \
+        bars([row for _, row in rows])
+
+
+def cache_chart(rec: CertRecord) -> List[str]:
+    """A write alone against a write and a flush."""
+    cache = rec.evidence.get("cache")
+    if not isinstance(cache, dict):
+        return []
+    write = _number(cache.get("write_lat_ns"))
+    flushed = _number(cache.get("write_flush_lat_ns"))
+    if write is None or flushed is None:
+        return []
+    ratio = " (%.2fx a write)" % (flushed / write) if write else ""
+    return ["cache flush, 4 KiB sequential writes:"] + bars([
+        ("write", write, _us(write)),
+        ("write + flush", flushed, _us(flushed) + ratio)])
+
+
+def _depth(name: str) -> int:
+    m = re.search(r"(\d+)$", name)
+    return int(m.group(1)) if m else 0
+
+
+def queue_chart(rec: CertRecord) -> List[str]:
+    """IOPS by queue depth, writes then reads, with latency percentiles
+    where the steps have them."""
+    steps = rec.evidence.get("queue_depth")
+    if not isinstance(steps, dict):
+        return []
+    out: List[str] = []
+    for rw in ("write", "read"):
+        rows = []
+        for name, step in sorted(steps.items(),
+                                 key=lambda kv: _depth(kv[0])):
+            if not isinstance(step, dict) or step.get("rw") != rw:
+                continue
+            iops = _number(step.get("iops"))
+            if iops is None:
+                continue
+            text = "%d IOPS" % round(iops)
+            p50, p99 = (_number(step.get(k)) for k in ("lat_p50_ns",
+                                                       "lat_p99_ns"))
+            if p50 is not None and p99 is not None:
+                text += ", p50 %s, p99 %s" % (_us(p50), _us(p99))
+            rows.append(("QD%s" % step.get("qd", _depth(name)), iops, text))
+        if rows:
+            out.append("random 4 KiB %ss by queue depth:" % rw)
+            out += bars(rows)
+    return out
+
+
+def record_charts(rec: CertRecord) -> List[str]:
+    """Every chart the record's evidence allows, in the order certify
+    measures: sector, cache, queue depth."""
+    out: List[str] = []
+    for chart in (sector_chart, cache_chart, queue_chart):
+        out += chart(rec)
+    return out
