@@ -99,6 +99,9 @@ class Demo:
         self.sdtune("certify", "c5t1d0", "c5t2d0", "c5t3d0", "--confirm",
                     "c5t1d0", "c5t2d0", "c5t3d0")
         self.sdtune("results")
+        self.say("One drive's record in full, with text charts of what was "
+                 "measured:")
+        self.sdtune("results", "c5t2d0")
         plan = os.path.join(self.work, "plan.json")
         self.say("The plan: one pair per model, each tunable with its "
                  "reason; what would be unsafe is held back.")

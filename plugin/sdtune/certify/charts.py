@@ -123,7 +123,11 @@ def queue_chart(rec: CertRecord) -> List[str]:
                                  key=lambda kv: _depth(kv[0])):
             if not isinstance(step, dict) or step.get("rw") != rw:
                 continue
-            iops = _number(step.get("iops"))
+            # The rate after the warm-up (what the verdict's reason
+            # quotes) where the record has it; else the whole run's.
+            iops = _number(step.get("iops_steady"))
+            if iops is None:
+                iops = _number(step.get("iops"))
             if iops is None:
                 continue
             text = "%d IOPS" % round(iops)

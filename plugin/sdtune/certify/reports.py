@@ -79,9 +79,12 @@ class StepResult:
 
     def evidence(self, warmup: int = 1) -> dict:
         lat = self.latency(warmup)
+        steady = self.iops_sample(warmup)
         out = {"bs": self.bs, "qd": self.qd, "rw": self.rw,
                "offset": self.offset,
                "flush": self.flush, "iops": round(self.iops, 1),
+               # The rate after the warm-up, as the verdicts read it.
+               "iops_steady": round(steady.mean, 1) if steady.n else None,
                "lat_mean_ns": round(lat.mean, 1) if lat.n else None,
                "lat_rel_se": round(lat.rel_se, 4) if lat.n > 1 else None,
                "intervals_used": lat.n, "ios": self.ios,

@@ -66,6 +66,16 @@ def test_a_record_is_drawn_phase_by_phase():
         "  QD1 " + "#" * 30 + " 14000 IOPS"]
 
 
+def test_the_steady_rate_is_drawn_where_the_record_has_it():
+    step = dict(qd("write", 1, 9000.0), iops_steady=10000.0)
+    evidence = {"queue_depth": {"qd-write-1": step,
+                                "qd-write-2": qd("write", 2, 20000.0)}}
+    assert record_charts(builders.cert_record(evidence=evidence)) == [
+        "random 4 KiB writes by queue depth:",
+        "  QD1 " + "#" * 15 + " " * 15 + " 10000 IOPS",
+        "  QD2 " + "#" * 30 + " 20000 IOPS"]
+
+
 def test_a_record_without_evidence_has_no_chart():
     assert record_charts(builders.cert_record()) == []
     odd = dict(EVIDENCE, sector={"size-512": "?"}, cache=[],
