@@ -36,6 +36,7 @@ from ..host import Host
 from ..inventory.devlinks import DISK_NAME, SLICE
 from ..inventory.disks import Disk, Inventory, take_inventory
 from ..records import storage
+from .charts import queue_latency_lines
 from .costs import Costs, IndependentCosts
 from .evidence import DeviceEvidence, query_evidence
 from .importers import Imported, classify, read_benchmark
@@ -397,39 +398,6 @@ def render_verdict(rec: CertRecord) -> str:
                          for k, v in rec.recommended.items())
     lines.append("  recommended:   %s" % (rec_text or "nothing to change"))
     return "\n".join(lines) + "\n"
-
-
-def queue_latency_lines(rec: CertRecord) -> List[str]:
-    """The latency percentiles of the queue-depth phase's steps, one line
-    per direction: p50/p99/p99.9 in microseconds at each depth; none for
-    a record whose steps have no percentiles (imported, or older)."""
-    steps = rec.evidence.get("queue_depth")
-    if not isinstance(steps, dict):
-        return []
-    out = []
-    for rw in ("write", "read"):
-        cells = []
-        for step in sorted((s for s in steps.values()
-                            if isinstance(s, dict) and s.get("rw") == rw),
-                           key=lambda s: s.get("qd") or 0):
-            ps = [step.get(k) for k in ("lat_p50_ns", "lat_p99_ns",
-                                        "lat_p99_9_ns")]
-            if any(not isinstance(p, (int, float)) or isinstance(p, bool)
-                   for p in ps):
-                continue
-            cells.append("QD%s %s" % (step.get("qd"), "/".join(
-                _us(p) for p in ps)))
-        if cells:
-            out.append("  %-14s %s" % ("%s latency:" % (
-                "write" if rw == "write" else "read"),
-                "p50/p99/p99.9 us: " + ", ".join(cells)))
-    return out
-
-
-def _us(ns: float) -> str:
-    """Nanoseconds as microseconds, three significant digits."""
-    us = ns / 1000.0
-    return "%.3g" % us if us < 100 else "%d" % round(us)
 
 
 def result_json(rec: CertRecord) -> dict:

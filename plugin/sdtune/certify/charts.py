@@ -14,7 +14,9 @@ illumos console in the C locale.
   latency of the rounds), the misaligned and random arms marked;
 * the cache flush: a write alone against a write and a flush;
 * IOPS against queue depth, writes and reads, each step with its
-  latency percentiles (p50/p99, microseconds) where the record has them.
+  latency percentiles (p50/p99, microseconds) where the record has them;
+  certify's verdict gives the same steps' p50/p99/p99.9 as one line per
+  direction (queue_latency_lines).
 
 A bar is scaled to the largest value of its chart; a record without a
 phase's evidence (imported, or an older version) has no chart for it.
@@ -53,9 +55,15 @@ def _number(value: Any) -> Optional[float]:
     return float(value) if value == value and value >= 0 else None
 
 
-def _us(ns: float) -> str:
+def micros(ns: float) -> str:
+    """Nanoseconds as microseconds: three significant digits, whole
+    microseconds from 100 up."""
     us = ns / 1000.0
-    return "%.3g us" % us if us < 100 else "%d us" % round(us)
+    return "%.3g" % us if us < 100 else "%d" % round(us)
+
+
+def _us(ns: float) -> str:
+    return micros(ns) + " us"
 
 
 def _arm_label(name: str, arm: Dict[str, Any]) -> str:
@@ -110,19 +118,24 @@ def _depth(name: str) -> int:
     return int(m.group(1)) if m else 0
 
 
-def queue_chart(rec: CertRecord) -> List[str]:
-    """IOPS by queue depth, writes then reads, with latency percentiles
-    where the steps have them."""
+def _queue_steps(rec: CertRecord, rw: str) -> List[Dict[str, Any]]:
+    """The queue-depth phase's steps of one direction, by depth."""
     steps = rec.evidence.get("queue_depth")
     if not isinstance(steps, dict):
         return []
+    return [dict(step, qd=step.get("qd", _depth(name)))
+            for name, step in sorted(steps.items(),
+                                     key=lambda kv: _depth(kv[0]))
+            if isinstance(step, dict) and step.get("rw") == rw]
+
+
+def queue_chart(rec: CertRecord) -> List[str]:
+    """IOPS by queue depth, writes then reads, with latency percentiles
+    where the steps have them."""
     out: List[str] = []
     for rw in ("write", "read"):
         rows = []
-        for name, step in sorted(steps.items(),
-                                 key=lambda kv: _depth(kv[0])):
-            if not isinstance(step, dict) or step.get("rw") != rw:
-                continue
+        for step in _queue_steps(rec, rw):
             # The rate after the warm-up (what the verdict's reason
             # quotes) where the record has it; else the whole run's.
             iops = _number(step.get("iops_steady"))
@@ -135,10 +148,29 @@ def queue_chart(rec: CertRecord) -> List[str]:
                                                        "lat_p99_ns"))
             if p50 is not None and p99 is not None:
                 text += ", p50 %s, p99 %s" % (_us(p50), _us(p99))
-            rows.append(("QD%s" % step.get("qd", _depth(name)), iops, text))
+            rows.append(("QD%s" % step["qd"], iops, text))
         if rows:
             out.append("random 4 KiB %ss by queue depth:" % rw)
             out += bars(rows)
+    return out
+
+
+def queue_latency_lines(rec: CertRecord) -> List[str]:
+    """certify's verdict lines for the queue-depth phase's latency: one
+    per direction, p50/p99/p99.9 in microseconds at each depth; none for
+    a record whose steps have no percentiles (imported, or older)."""
+    out = []
+    for rw in ("write", "read"):
+        cells = []
+        for step in _queue_steps(rec, rw):
+            ps = [_number(step.get(k)) for k in ("lat_p50_ns", "lat_p99_ns",
+                                                 "lat_p99_9_ns")]
+            if None not in ps:
+                cells.append("QD%s %s" % (step["qd"], "/".join(
+                    micros(p) for p in ps)))
+        if cells:
+            out.append("  %-14s p50/p99/p99.9 us: %s" % (
+                "%s latency:" % rw, ", ".join(cells)))
     return out
 
 

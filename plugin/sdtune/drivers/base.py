@@ -45,9 +45,6 @@ class Driver(abc.ABC):
     name: str = ""
     # The property that lists per-device settings in its .conf.
     list_property: str = ""
-    # What one entry of that list is keyed by, for messages: "key"
-    # (sd's 24-character VID/PID) or "model".
-    key_noun: str = "key"
     # What a key must be, for a plan file's error ("24-character key").
     key_rule: str = ""
     # The tunables an entry can set (its capabilities).

@@ -8,7 +8,8 @@
 """certify's verdict text: the queue-depth phase's latency percentiles,
 one line per direction, from the steps a record stores."""
 
-from sdtune.certify.certifier import queue_latency_lines, render_verdict
+from sdtune.certify.certifier import render_verdict
+from sdtune.certify.charts import queue_latency_lines
 from tests import builders
 
 

@@ -32,7 +32,6 @@ from . import propose, verify
 class NvmeDriver(Driver):
     name = "nvme"
     list_property = "nvme-config-list"
-    key_noun = "model"
     key_rule = "model of 1 to %d characters" % MODEL_LEN
     tunables = frozenset(TUNABLES)
 

@@ -31,7 +31,6 @@ from . import propose, verify
 class SdDriver(Driver):
     name = "sd"
     list_property = "sd-config-list"
-    key_noun = "key"
     key_rule = "%d-character key" % KEY_LEN
     tunables = frozenset(TUNABLE_BY_NAME)
     reads_known_drives = True
