@@ -242,7 +242,7 @@ def test_F11_disks_H_escapes_a_tab_in_an_inquiry_id(tmp_path):
 
 
 def test_F11_render_table_escapes_control_characters():
-    from sdtune.report import render_table
+    from sdtune.tables import render_table
     cols = [("A", lambda r, p: r[0]), ("B", lambda r, p: r[1])]
     rows = [("x\ty\nz", "back\\slash\x01"), ("plain", "-")]
     assert render_table(cols, rows, scripted=True) == \

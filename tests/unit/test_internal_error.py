@@ -9,14 +9,14 @@
 and the innermost line of sdtune it came from, exit 4 (1 means "problems
 found"), and the traceback only with SDTUNE_DEBUG=1 (issue 13)."""
 
-from sdtune import report
+from sdtune import tables
 from sdtune.cli import run_guarded
 from sdtune.errors import EXIT_FAILED
 
 
 def broken():
     # A real bug inside the package: a table without columns.
-    return report.render_table(None, [{"a": 1}], False)
+    return tables.render_table(None, [{"a": 1}], False)
 
 
 def test_unexpected_exception_is_one_line_and_exit_4(capsys, monkeypatch):
@@ -25,7 +25,7 @@ def test_unexpected_exception_is_one_line_and_exit_4(capsys, monkeypatch):
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert err.startswith("sdtune: internal error: TypeError in "
-                          "sdtune/report.py line ")
+                          "sdtune/tables.py line ")
     assert err.endswith("; this is a bug in sdtune (SDTUNE_DEBUG=1 shows "
                         "the traceback)\n")
     assert "Traceback" not in err

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace, env: Env) -> int:
     from ..records import storage
     from ..inventory.disks import take_inventory
     from ..knowndrives import load_table
-    from ..report import to_json
+    from ..tables import to_json
     from ..driverconf.parser import parse_bytes
     site = env.recovered_site(args)
     host, only_problems = env.host, args.only_problems

@@ -17,7 +17,7 @@ from typing import (TYPE_CHECKING, BinaryIO, Dict, List, NamedTuple,
                     Optional, TextIO, Tuple)
 
 from ..errors import EXIT_OK, EXIT_PROBLEMS, SdtuneError, UsageError
-from ..report import change_json, render_table, text_or_dash, to_json
+from ..tables import change_json, render_table, text_or_dash, to_json
 from .. import __version__
 from .base import Env, json_output
 
@@ -478,7 +478,7 @@ def read_input(host: "Host", verb: str, path: str) -> bytes:
 def _import_line(step, dry_run: bool = False) -> str:
     """One line of the import's text, its travelling text (serial,
     host, reason) escaped as the tables escape cells."""
-    from ..report import escape_cell
+    from ..tables import escape_cell
     return escape_cell(_import_text(step, dry_run))
 
 
@@ -512,7 +512,7 @@ def import_records(host: "Host", state_dir: str, request: ResultsRequest,
         if request.signing else None
     from ..certify import travel
     from ..host.base import READ_LIMIT
-    from ..report import escape_cell
+    from ..tables import escape_cell
     if path == "-":
         src = stdin
         if src is None:

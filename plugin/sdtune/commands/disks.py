@@ -22,7 +22,7 @@ certification would refuse).
 import argparse
 
 from ..errors import EXIT_OK
-from ..report import nicenum, render_table, text_or_dash, to_json, yes_no
+from ..tables import nicenum, render_table, text_or_dash, to_json, yes_no
 from .base import Env, json_output
 
 COMMANDS = ("disks",)

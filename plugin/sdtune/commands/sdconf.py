@@ -22,7 +22,7 @@ from ..driverconf.parser import ConfFile, parse
 from ..drivers import DEFAULT, DRIVERS, for_file
 from ..errors import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, SdtuneError
 from ..host import Host
-from ..report import change_json, to_json
+from ..tables import change_json, to_json
 from ..sdconf import actions
 from ..sdconf.tunables import FLAVOURS
 from .base import Env, json_output

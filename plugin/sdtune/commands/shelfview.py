@@ -24,7 +24,7 @@ from typing import Callable, Dict, List, Optional, TextIO, Tuple
 
 from ..records.record import CertRecord
 from ..certify.shelf import DriveState
-from ..report import nicenum
+from ..tables import nicenum
 
 REDRAW_S = 0.25
 # A terminal line: target (padded to the longest), phase, size, elapsed,

@@ -11,7 +11,7 @@ work is the trace package's)."""
 import argparse
 
 from ..errors import EXIT_OK
-from ..report import to_json
+from ..tables import to_json
 from .base import Env, json_output
 
 COMMANDS = ("trace",)

@@ -14,7 +14,7 @@ import sys
 from typing import Callable, Optional, Sequence, TextIO
 
 from ..errors import EXIT_OK, EXIT_PROBLEMS, UsageError
-from ..report import change_json, render_table, to_json
+from ..tables import change_json, render_table, to_json
 from .base import Env, json_output
 
 COMMANDS = ("plan", "apply", "history", "rollback", "recover")
@@ -193,7 +193,7 @@ def _confirmed(yes: bool, tty: bool, out: TextIO, ask: Ask,
 
 def apply(site, plan_path: Optional[str], yes: bool, tty: bool, overrides,
           env: Env, ask: Ask = ask_terminal, as_json: bool = False) -> int:
-    """`sdtune apply`; with `as_json` the change document (report.py
+    """`sdtune apply`; with `as_json` the change document (tables.py
     change_json, extra key "plan") is all of standard output, and without
     `yes` it is a dry run: nothing is asked."""
     from ..tune.changes import dry_run_json, entry_json

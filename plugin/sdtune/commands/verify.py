@@ -16,7 +16,7 @@ kernel's values could not be read at all."""
 import argparse
 
 from ..errors import EXIT_FAILED, EXIT_OK, EXIT_PROBLEMS
-from ..report import render_table, to_json
+from ..tables import render_table, to_json
 from .base import Env, json_output
 
 COMMANDS = ("verify",)

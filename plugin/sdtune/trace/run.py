@@ -7,7 +7,7 @@
 
 """Running `sdtune trace`: find the D script, turn the DISK argument into
 the statname the script filters on, run dtrace through the host, and print
-the summary as a table or JSON (through sdtune.report).
+the summary as a table or JSON (through sdtune.tables).
 
 Runs exactly one command, `dtrace -s <script> <DEVNAME|all> <SECONDS>`,
 where DEVNAME is an sd statname (sd3).  A cXtYdZ DISK is turned into its
@@ -24,7 +24,7 @@ from .. import layout
 from ..errors import SdtuneError, UsageError
 from ..host import CommandResult, Host
 from ..inventory.devlinks import DISK_NAME, SLICE, disk_names
-from ..report import render_table
+from ..tables import render_table
 from .result import TraceResult, parse_trace
 from .scripts import SCRIPTS, find_script
 

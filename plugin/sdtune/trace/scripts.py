@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, NamedTuple, Sequence, Tuple
 
 from ..errors import UsageError
-from ..report import Column, nicenum
+from ..tables import Column, nicenum
 from .cells import (histogram_text, ns_text, number_text, percent_text,
                     size_label)
 from .summarise import (IosizeDevice, SizeStats, summarise_align,

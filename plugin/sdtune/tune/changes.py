@@ -17,7 +17,7 @@ from typing import Optional, Sequence
 
 from ..driverconf.parser import parse_bytes
 from ..drivers import DEFAULT, DRIVERS
-from ..report import change_json
+from ..tables import change_json
 from .journal import sha256
 
 
