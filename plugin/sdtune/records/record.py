@@ -31,6 +31,7 @@ from ..nvmeconf.edit import check_settings
 from ..nvmeconf.model import TUNABLES as NVME_TUNABLES
 from ..driverconf.edit import EditError
 from ..sdconf.tunables import canonical_value
+from .gains import Gains, gains_problem
 
 # The version of the record document.
 VERSION = 1
@@ -270,6 +271,10 @@ def record_problem(record: Any) -> Optional[str]:
         why = control_problem(record)
         if why:
             return why + " (imported by an older sdtune, which took it)"
+    if record.get("gains") is not None:
+        why = gains_problem(record["gains"])
+        if why:
+            return why
     return _part_problem(record)
 
 
@@ -355,6 +360,9 @@ class CertRecord:
     # imported, in local ones.
     origin: Optional[Dict[str, Any]] = None
     imported: Optional[Dict[str, Any]] = None
+    # What each recommended tunable buys on this drive (gains.py); None
+    # where certify did not measure it (infer, older records).
+    gains: Optional[Gains] = None
 
     @property
     def outside_sd(self) -> bool:
@@ -424,7 +432,8 @@ class CertRecord:
         every version of sdtune has written them, then "driver" and
         "model" for a disk certified by a version that knows them (a
         file target's and an older record's document are unchanged),
-        then "origin" and "imported" where the record has them."""
+        then "origin" and "imported" where the record has them, and
+        "gains" where certify measured them."""
         doc = {
             "version": VERSION,
             "target": self.target,
@@ -454,6 +463,8 @@ class CertRecord:
             doc["origin"] = self.origin
         if self.imported is not None:
             doc["imported"] = self.imported
+        if self.gains is not None:
+            doc["gains"] = self.gains.to_json()
         return doc
 
     def as_stored(self) -> dict:
@@ -485,7 +496,9 @@ class CertRecord:
             recommended=doc.get("recommended", {}),
             evidence=doc.get("evidence", {}), stored=doc,
             driver=doc.get("driver"), model=doc.get("model"),
-            origin=doc.get("origin"), imported=doc.get("imported"))
+            origin=doc.get("origin"), imported=doc.get("imported"),
+            gains=Gains.from_json(doc["gains"])
+            if doc.get("gains") is not None else None)
 
 
 def parse_record(data: bytes) -> Tuple[Optional[CertRecord], Optional[str]]:
