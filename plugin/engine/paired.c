@@ -53,6 +53,19 @@
  * continuing across slices and rounds, wrapping; rand draws b uniformly
  * with splitmix64 seeded from --seed and the arm index.
  *
+ * Mixes.  An arm given mix=S1:S2:...:Sn (write arms, seq only) writes
+ * those sizes in turn instead of bs each time, every size rounded up to
+ * align=A (a power of two; default: no rounding), packed one after
+ * another from the start of its sub-region as an allocator packs blocks
+ * (the next write starts where the last one ended), wrapping to the start
+ * when the next would not fit.  This is how sdtune replays the writes ZFS
+ * issues at one ashift against those at another: the same sizes, rounded
+ * to and aligned on each allocation unit.  bs must be at least the
+ * largest rounded size (it sizes the buffer).  A slice of a mix arm times
+ * whole cycles of the mix: it ends only where the mix is back at the size
+ * its first timed I/O had, so that every slice of the arm averages the
+ * same sizes and rounds compare like with like.
+ *
  * Buffers.  One write buffer of the largest bs, 4096-aligned (O_DIRECT),
  * filled as the run mode fills it.  Read arms read into a second buffer,
  * allocated only when there is a read arm, so that reading (zeros from
@@ -86,6 +99,7 @@
 #define	MAX_ROUNDS		100000
 #define	SLICE_MAX_IOS		(1U << 24)
 #define	LAT_INIT		4096
+#define	MIX_MAX			32
 #define	DEFAULT_ROUNDS		8
 #define	DEFAULT_WARMUP		1
 #define	DEFAULT_SLICE_S		0.03
@@ -101,12 +115,17 @@ typedef struct arm {
 	sdio_pattern_t	a_pattern;
 	sdio_flush_t	a_flush;
 	int		a_write;	/* 1 write, 0 read */
+	uint64_t	a_align;	/* mix sizes round up to this; 0 none */
+	unsigned int	a_nmix;		/* 0: every I/O is bs */
+	uint64_t	a_mix[MIX_MAX];	/* rounded up to a_align at setup */
 	/* Set up once the region is known. */
 	uint64_t	a_start;	/* of the arm's sub-region */
 	uint64_t	a_nblocks;
 	uint64_t	a_blk;		/* next (seq) or last (rand) block */
 	uint64_t	a_rng;
 	uint64_t	a_ios;		/* timed I/Os of the reported rounds */
+	uint64_t	a_cursor;	/* mix: next write, from the offset */
+	unsigned int	a_mixi;		/* mix: the size it writes */
 } arm_t;
 
 typedef struct popts {
@@ -170,10 +189,15 @@ static const opt_def_t arm_keys[] = {
 	{ "pattern", OPT_PATTERN, A(a_pattern), 0, 0 },
 	{ "flush", OPT_FLUSH, A(a_flush), 0, 0 },
 	{ "rw", OPT_RW, A(a_write), 0, 0 },
+	{ "mix", OPT_SPEC, 0, 0, 0 },
+	{ "align", OPT_BYTES, A(a_align), 1, 1ULL << 30 },
 	{ NULL, OPT_FLAG, 0, 0, 0 }
 };
 #define	KEY_NAME	0x1
 #define	KEY_BS		0x2
+#define	KEY_PATTERN	0x8
+#define	KEY_MIX		0x40
+#define	KEY_ALIGN	0x80
 
 static const opt_def_t paired_defs[] = {
 	{ "backend", OPT_BACKEND, P(po_backend), 0, 0 },
@@ -189,6 +213,35 @@ static const opt_def_t paired_defs[] = {
 	{ "arm", OPT_SPEC, 0, 0, 0 },
 	{ NULL, OPT_FLAG, 0, 0, 0 }
 };
+
+/*
+ * mix=S1:S2:...: up to MIX_MAX byte counts, each from 1 byte to 1 GiB
+ * (k, m, g suffixes as everywhere).  0, or -1 when malformed.
+ */
+static int
+parse_mix(arm_t *a, const char *val)
+{
+	static const opt_def_t size_def =
+	    { "mix", OPT_BYTES, 0, 1, 1ULL << 30 };
+	char one[32];
+	const char *p = val;
+	size_t len;
+
+	a->a_nmix = 0;
+	for (;;) {
+		len = strcspn(p, ":");
+		if (len == 0 || len >= sizeof (one) || a->a_nmix == MIX_MAX)
+			return (-1);
+		(void) memcpy(one, p, len);
+		one[len] = '\0';
+		if (sdio_set_option(&a->a_mix[a->a_nmix], &size_def, one) != 0)
+			return (-1);
+		a->a_nmix++;
+		if (p[len] == '\0')
+			return (0);
+		p += len + 1;
+	}
+}
 
 /* A usage error in the idx'th --arm, naming it by its spec. */
 static int
@@ -220,7 +273,7 @@ parse_arm(popts_t *o, const char *spec)
 	const opt_def_t *d;
 	unsigned int idx = o->po_narms, seen = 0, bit, i;
 	const char *p = spec, *eq;
-	char val[128], what[320];
+	char val[512], what[704];
 	size_t len, klen, vlen;
 	arm_t *a;
 
@@ -242,7 +295,8 @@ parse_arm(popts_t *o, const char *spec)
 		klen = (size_t)(eq - p);
 		if ((d = sdio_find_option(arm_keys, p, klen)) == NULL) {
 			(void) snprintf(what, sizeof (what), "unknown key "
-			    "'%.*s' (name, bs, offset, pattern, flush, rw)",
+			    "'%.*s' (name, bs, offset, pattern, flush, rw, "
+			    "mix, align)",
 			    (int)klen, p);
 			return (arm_error(idx, spec, what));
 		}
@@ -261,7 +315,14 @@ parse_arm(popts_t *o, const char *spec)
 		}
 		(void) memcpy(val, eq + 1, vlen);
 		val[vlen] = '\0';
-		if (d->od_kind == OPT_SPEC) {
+		if (bit == KEY_MIX) {
+			if (parse_mix(a, val) != 0) {
+				(void) snprintf(what, sizeof (what), "bad mix "
+				    "'%s': 1 to %d sizes of 1 byte to 1g, "
+				    "separated by ':'", val, MIX_MAX);
+				return (arm_error(idx, spec, what));
+			}
+		} else if (d->od_kind == OPT_SPEC) {
 			if (!valid_name(val)) {
 				(void) snprintf(what, sizeof (what), "bad "
 				    "name '%s': 1 to %d of A-Z a-z 0-9 . _ -",
@@ -282,6 +343,27 @@ parse_arm(popts_t *o, const char *spec)
 		return (arm_error(idx, spec, "name=NAME is missing"));
 	if (!(seen & KEY_BS))
 		return (arm_error(idx, spec, "bs=BYTES is missing"));
+	if ((seen & KEY_ALIGN) && (a->a_align & (a->a_align - 1)) != 0)
+		return (arm_error(idx, spec, "align must be a power of two"));
+	if ((seen & KEY_ALIGN) && !(seen & KEY_MIX))
+		return (arm_error(idx, spec, "align needs mix"));
+	if (a->a_nmix > 0) {
+		if (!a->a_write || a->a_pattern != PAT_SEQ)
+			return (arm_error(idx, spec, "mix needs rw=write and "
+			    "pattern=seq"));
+		for (i = 0; i < a->a_nmix; i++) {
+			if (a->a_align > 0)
+				a->a_mix[i] = (a->a_mix[i] + a->a_align - 1) /
+				    a->a_align * a->a_align;
+			if (a->a_mix[i] > a->a_bs) {
+				(void) snprintf(what, sizeof (what), "mix size "
+				    "%llu (rounded to align) exceeds bs %llu",
+				    (unsigned long long)a->a_mix[i],
+				    (unsigned long long)a->a_bs);
+				return (arm_error(idx, spec, what));
+			}
+		}
+	}
 	for (i = 0; i < idx; i++) {
 		if (strcmp(o->po_arms[i].a_name, a->a_name) == 0) {
 			(void) snprintf(what, sizeof (what), "name '%s' is "
@@ -387,6 +469,8 @@ paired_setup(popts_t *o, const sdio_dev_t *dev)
 		a->a_start = (uint64_t)i * sub;
 		a->a_nblocks = (sub - a->a_offset) / a->a_bs;
 		a->a_blk = 0;
+		a->a_cursor = 0;
+		a->a_mixi = 0;
 		/* As run.c seeds its threads: same seed, same offsets. */
 		a->a_rng = o->po_seed ^ (0xd1b54a32d192ed03ULL * (i + 1));
 		a->a_ios = 0;
@@ -410,13 +494,24 @@ record_error(prun_t *pr, int op, uint64_t off, int err)
 static int
 arm_io(prun_t *pr, arm_t *a, void *buf)
 {
-	uint64_t off;
+	uint64_t off, len = a->a_bs;
 	int err, dir = a->a_write ? SDIO_IO_WRITE : SDIO_IO_READ;
 
-	if (a->a_pattern == PAT_RAND)
-		a->a_blk = scale64(splitmix64(&a->a_rng), a->a_nblocks);
-	off = a->a_start + a->a_offset + a->a_blk * a->a_bs;
-	if ((err = pr->pr_ops->o_io(pr->pr_dev, buf, (size_t)a->a_bs, off,
+	if (a->a_nmix > 0) {
+		len = a->a_mix[a->a_mixi];
+		/* Setup checked that bs, and so any size, fits. */
+		if (a->a_cursor + len > pr->pr_o->po_sub - a->a_offset)
+			a->a_cursor = 0;
+		off = a->a_start + a->a_offset + a->a_cursor;
+		a->a_cursor += len;
+		a->a_mixi = (a->a_mixi + 1) % a->a_nmix;
+	} else {
+		if (a->a_pattern == PAT_RAND)
+			a->a_blk = scale64(splitmix64(&a->a_rng),
+			    a->a_nblocks);
+		off = a->a_start + a->a_offset + a->a_blk * a->a_bs;
+	}
+	if ((err = pr->pr_ops->o_io(pr->pr_dev, buf, (size_t)len, off,
 	    dir)) != 0) {
 		record_error(pr, a->a_write ? SDIO_OP_WRITE : SDIO_OP_READ,
 		    off, err);
@@ -428,7 +523,8 @@ arm_io(prun_t *pr, arm_t *a, void *buf)
 		record_error(pr, SDIO_OP_FLUSH, off, err);
 		return (-1);
 	}
-	if (a->a_pattern == PAT_SEQ && ++a->a_blk == a->a_nblocks)
+	if (a->a_nmix == 0 && a->a_pattern == PAT_SEQ &&
+	    ++a->a_blk == a->a_nblocks)
 		a->a_blk = 0;
 	return (0);
 }
@@ -530,10 +626,12 @@ run_slice(prun_t *pr, arm_t *a, pslice_t *s)
 	void *buf = a->a_write ? pr->pr_wbuf : pr->pr_rbuf;
 	uint64_t *lat = pr->pr_lat, t0, start, end;
 	size_t n = 0, min_ios = pr->pr_o->po_min_ios;
+	unsigned int first;
 
 	t0 = sdio_now();
 	if (arm_io(pr, a, buf) != 0)
 		return (-1);
+	first = a->a_mixi;
 	start = end = sdio_now();
 	for (;;) {
 		if (n == pr->pr_latcap) {
@@ -548,8 +646,8 @@ run_slice(prun_t *pr, arm_t *a, pslice_t *s)
 		end = sdio_now();
 		lat[n++] = end - start;
 		start = end;
-		if ((n >= min_ios && end - t0 >= pr->pr_slice_ns) ||
-		    n == SLICE_MAX_IOS)
+		if ((n >= min_ios && end - t0 >= pr->pr_slice_ns &&
+		    a->a_mixi == first) || n == SLICE_MAX_IOS)
 			break;
 	}
 	pr->pr_last = end;
@@ -664,7 +762,7 @@ print_json(const popts_t *o, const prun_t *pr)
 		(void) fprintf(f, ", \"bs\": %llu, \"offset\": %llu, "
 		    "\"pattern\": \"%s\", \"flush\": \"%s\", \"rw\": \"%s\", "
 		    "\"region_start\": %llu, \"region_bytes\": %llu, "
-		    "\"blocks\": %llu, \"ios\": %llu}",
+		    "\"blocks\": %llu, \"ios\": %llu",
 		    (unsigned long long)a->a_bs,
 		    (unsigned long long)a->a_offset,
 		    a->a_pattern == PAT_RAND ? "rand" : "seq",
@@ -674,6 +772,16 @@ print_json(const popts_t *o, const prun_t *pr)
 		    (unsigned long long)o->po_sub,
 		    (unsigned long long)a->a_nblocks,
 		    (unsigned long long)a->a_ios);
+		if (a->a_nmix > 0) {
+			/* The sizes written, after rounding to align. */
+			(void) fprintf(f, ", \"align\": %llu, \"mix\": [",
+			    (unsigned long long)a->a_align);
+			for (k = 0; k < a->a_nmix; k++)
+				(void) fprintf(f, "%s%llu", k == 0 ? "" : ", ",
+				    (unsigned long long)a->a_mix[k]);
+			(void) fprintf(f, "]");
+		}
+		(void) fprintf(f, "}");
 	}
 	(void) fprintf(f, "],\n \"rounds\": [");
 	for (i = 0; i < pr->pr_nrounds; i++) {

@@ -355,6 +355,18 @@ def test_median_is_exact_lower_median(sdio):
     (arms("name=a,bs=4k") + ["--region", 0, "x"], "--region"),
     (arms("name=a,bs=4k") + ["--backend", "aio", "x"], "--backend"),
     (arms("name=a,bs=4k") + ["--qd", 2, "x"], "unknown option '--qd'"),
+    (arms("name=a,bs=4k,mix=4k:x") + ["x"], "bad mix '4k:x'"),
+    (arms("name=a,bs=4k,mix=4k::4k") + ["x"], "bad mix"),
+    (arms("name=a,bs=4k,mix=" + ":".join(["512"] * 33)) + ["x"],
+     "1 to 32 sizes"),
+    (arms("name=a,bs=4k,mix=5000,align=4k") + ["x"],
+     "mix size 8192 (rounded to align) exceeds bs 4096"),
+    (arms("name=a,bs=4k,align=4k") + ["x"], "align needs mix"),
+    (arms("name=a,bs=8k,mix=4k,align=3k") + ["x"],
+     "align must be a power of two"),
+    (arms("name=a,bs=8k,mix=4k,pattern=rand") + ["x"],
+     "mix needs rw=write and pattern=seq"),
+    (arms("name=a,bs=8k,mix=4k,rw=read") + ["x"], "mix needs rw=write"),
 ])
 def test_usage_errors_exit_1(sdio, args, says):
     proc = run(sdio, "--backend", "null", *args, expect=EXIT_USAGE)
@@ -557,3 +569,56 @@ def test_run_mode_unchanged_by_paired(sdio):
                           timeout=10)
     assert proc.returncode == 0
     assert json.loads(proc.stdout)["summary"]["ios"] == 10
+
+
+MIX = [4096, 2560, 131072, 1536, 5632]
+
+
+@needs_strace
+@pytest.mark.parametrize("align", [512, 4096])
+def test_sync_mix_packs_rounded_sizes_whole_cycles(sdio, target, align):
+    """A mix arm writes its sizes in turn, each rounded up to align and
+    packed after the last, and each slice times whole cycles of the
+    mix (the replay of ZFS's writes at one ashift, certify/gains.py)."""
+    path = target(64 * MIB)
+    spec = "name=mix,bs=128k,mix=%s,align=%d" % (
+        ":".join(str(m) for m in MIX), align)
+    args = ["--slice", 1e-9, "--min-ios", 3, "--rounds", 4, "--warmup-rounds",
+            0] + arms(spec) + [path]
+    doc, ios = traced(sdio, args, path)
+    check_doc(doc)
+    rounded = [-(-m // align) * align for m in MIX]
+    assert doc["arms"][0]["mix"] == rounded
+    assert doc["arms"][0]["align"] == align
+    sizes = [io[1] for io in ios]
+    assert sizes == [rounded[k % len(MIX)] for k in range(len(ios))]
+    offsets = [io[2] for io in ios]
+    assert offsets == [sum(sizes[:k]) for k in range(len(ios))]
+    assert all(off % align == 0 for off in offsets)
+    # Each slice: 1 settle I/O, then whole cycles of the mix.
+    assert all(s["ios"] % len(MIX) == 0 for r in doc["rounds"]
+               for s in r["slices"])
+    assert len(ios) == sum(s["ios"] + 1 for r in doc["rounds"]
+                           for s in r["slices"])
+
+
+@needs_strace
+def test_sync_mix_wraps_in_its_sub_region(sdio, target):
+    """Packed writes that would pass the end of the arm's sub-region
+    start again at its beginning, never crossing into the next arm's."""
+    path = target(4 * MIB)
+    doc, ios = traced(sdio, ["--slice", 1e-9, "--min-ios", 6, "--rounds", 2,
+                             "--warmup-rounds", 0, "--region", 4 * MIB] +
+                      arms("name=a,bs=1m,mix=1m:512k:256k,align=4k",
+                           "name=b,bs=4k") + [path], path)
+    check_doc(doc)
+    mine = [(size, off) for _, size, off, _ in ios if off < 2 * MIB]
+    expect, cursor = [], 0
+    for k in range(len(mine)):
+        size = (1 << 20, 1 << 19, 1 << 18)[k % 3]
+        if cursor + size > 2 * MIB:
+            cursor = 0
+        expect.append((size, cursor))
+        cursor += size
+    assert mine == expect
+    assert any(off == 0 for _, off in mine[1:])
