@@ -8,9 +8,10 @@
 """What `sdtune certify` and `sdtune infer` do, apart from printing.
 
 certify measures each target with sdio (destroying its data), decides
-native sector size, cache and queue depth and builds the record that is
-stored.  Safety comes first and is settled for ALL targets before the
-first write (prepare): every target needs its own `--confirm`, a disk
+native sector size, cache and queue depth, measures what each tunable it
+recommends buys (gains.py) and builds the record that is stored.
+Safety comes first and is settled for ALL targets before the first
+write (prepare): every target needs its own `--confirm`, a disk
 that is in use, or whose state cannot be determined, is refused (exit
 3), the path written is the path checked, and the records directory
 must be writable.  infer builds the same record from vdbench or fio
@@ -36,11 +37,13 @@ from ..host import Host
 from ..inventory.devlinks import DISK_NAME, SLICE
 from ..inventory.disks import Disk, Inventory, take_inventory
 from ..records import storage
-from .charts import queue_latency_lines
+from .charts import gain_chart, queue_latency_lines
 from .costs import Costs, IndependentCosts
 from .evidence import DeviceEvidence, query_evidence
+from .gains import measure_gains
 from .importers import Imported, classify, read_benchmark
 from .recommend import nvme_queue, recommend, recommend_nvme
+from ..records.gains import Gains
 from ..records.record import CertRecord, QueueDepth
 from .reports import StepResult
 from .runner import (Progress, ProgressEvent, run_paired, run_step,
@@ -207,6 +210,7 @@ class Certification:
         self.sector: Optional[SectorVerdict] = None
         self.cache_costs: Optional[Costs] = None
         self.qd_steps: List[StepResult] = []
+        self.gains: Optional[Gains] = None
         self.phases: Dict[str, dict] = {}
 
     def phase_names(self) -> List[str]:
@@ -219,6 +223,8 @@ class Certification:
             names.append("cache")
         if self.plan.qd:
             names.append("qd")
+        if "gain" in self.timing.phases:
+            names.append("gain")
         return names
 
     def run_phase(self, name: str) -> None:
@@ -237,6 +243,13 @@ class Certification:
                                           self.timing, nbytes,
                                           _flush_confidence, self.progress)
             self.phases["cache"] = self.cache_costs.progress()
+        elif name == "gain":
+            # What the verdicts so far recommend is what is measured.
+            recommended = self._verdicts().recommended
+            self.gains = measure_gains(host, dev, label, recommended,
+                                       self.logical, self.cache_costs,
+                                       self.timing, nbytes, self.progress)
+            self.phases["gain"] = {"seconds": self.gains.seconds}
         else:
             t0 = host.monotonic_ns()
             self.qd_steps = run_steps(host, dev, label, self.plan.qd,
@@ -280,16 +293,26 @@ class Certification:
             self.progress(ProgressEvent("probe", "probe", res.iops, None))
         return res
 
-    def record(self) -> CertRecord:
-        """The verdicts of the phases measured, as the record to store."""
+    def _verdicts(self) -> CertRecord:
         cache = self._cache()
         queue = decide_queue_depth(self.qd_steps,
                                    self.timing.warmup_intervals,
                                    transport_of(self.target.disk))
-        rec = build_record(self.target, self.evidence, self.sector, cache,
-                           queue, self.logical, self.host.now())
+        return build_record(self.target, self.evidence, self.sector, cache,
+                            queue, self.logical, self.host.now())
+
+    def record(self) -> CertRecord:
+        """The verdicts of the phases measured, as the record to store,
+        with the gains measured for what they recommend (a gain measured
+        for a value the final verdicts no longer recommend is dropped:
+        it would be the gain of something else)."""
+        rec = self._verdicts()
         rec.evidence["region"] = self.region
         rec.evidence["phases"] = self.phases
+        if self.gains is not None:
+            rec.gains = replace(self.gains, tunables=tuple(
+                g for g in self.gains.tunables
+                if rec.recommended.get(g.tunable, None) == g.value))
         return rec
 
 
@@ -397,6 +420,7 @@ def render_verdict(rec: CertRecord) -> str:
                                     else v)
                          for k, v in rec.recommended.items())
     lines.append("  recommended:   %s" % (rec_text or "nothing to change"))
+    lines += gain_chart(rec, verdict=True)
     return "\n".join(lines) + "\n"
 
 
@@ -407,7 +431,8 @@ def result_json(rec: CertRecord) -> dict:
             "recommended", "evidence")
     doc = rec.to_json()
     # A disk's driver and model (a record of a file has neither).
-    return {k: doc[k] for k in keys + ("driver", "model") if k in doc}
+    return {k: doc[k] for k in keys + ("driver", "model", "gains")
+            if k in doc}
 
 
 def prepare(host: Host, state_dir: str, targets: List[str],

@@ -16,7 +16,10 @@ illumos console in the C locale.
 * IOPS against queue depth, writes and reads, each step with its
   latency percentiles (p50/p99, microseconds) where the record has them;
   certify's verdict gives the same steps' p50/p99/p99.9 as one line per
-  direction (queue_latency_lines).
+  direction (queue_latency_lines);
+* the expected gain of each recommended tunable: its best metric's
+  ratio (times better) as a bar, with the 95 % interval, or why it has
+  none (gain_chart; certify's verdict lists the same as lines).
 
 A bar is scaled to the largest value of its chart; a record without a
 phase's evidence (imported, or an older version) has no chart for it.
@@ -26,6 +29,7 @@ Pure: returns lines.
 import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from ..records.gains import NOT_MEASURED, best_metric, headline
 from ..records.record import CertRecord
 
 WIDTH = 30
@@ -174,10 +178,53 @@ def queue_latency_lines(rec: CertRecord) -> List[str]:
     return out
 
 
+def _value_text(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def gain_chart(rec: CertRecord, verdict: bool = False) -> List[str]:
+    """What each recommended tunable buys: a bar per measured tunable,
+    its best metric's ratio (1.0 is no change), the interval and the
+    headline; a tunable without a measured gain says why.  With
+    ``verdict``: certify's lines instead (the headline, then why)."""
+    gains = rec.gains
+    if gains is None or not gains.tunables:
+        return []
+    took = " (measured in %.1f s)" % gains.seconds \
+        if gains.seconds is not None else ""
+    if verdict:
+        out = ["  expected gain%s:" % took]
+        width = max(len(g.tunable) + 1 + len(_value_text(g.value))
+                    for g in gains.tunables)
+        for g in gains.tunables:
+            out.append("    %-*s  %s" % (width, "%s:%s" % (
+                g.tunable, _value_text(g.value)), headline(g)))
+            if g.why:
+                out.append("    %-*s  %s" % (width, "", g.why))
+        return out
+    rows: List[Row] = []
+    notes: List[str] = []
+    for g in gains.tunables:
+        label = "%s:%s" % (g.tunable, _value_text(g.value))
+        best = best_metric(g.metrics)
+        if g.status == NOT_MEASURED or best is None:
+            notes.append("  %s: not measured: %s" % (label, g.why or ""))
+            continue
+        text = "%.2fx %s [%.2f-%.2f]" % (
+            best.ratio, best.name, best.ci95[0], best.ci95[1])
+        if not best.significant:
+            text += " no measurable gain"
+        if g.space_ratio is not None:
+            text += ", space %.2fx" % g.space_ratio
+        rows.append((label, best.ratio, text))
+    return ["expected gain per tunable (times better, 95 %% interval)%s:"
+            % took] + bars(rows) + notes
+
+
 def record_charts(rec: CertRecord) -> List[str]:
     """Every chart the record's evidence allows, in the order certify
-    measures: sector, cache, queue depth."""
+    measures: sector, cache, queue depth, gains."""
     out: List[str] = []
-    for chart in (sector_chart, cache_chart, queue_chart):
+    for chart in (sector_chart, cache_chart, queue_chart, gain_chart):
         out += chart(rec)
     return out

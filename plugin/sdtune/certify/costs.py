@@ -80,7 +80,8 @@ class Costs:
 
 class PairedCosts(Costs):
     """Costs from interleaved rounds: ``rounds`` holds, per round, each
-    arm's median latency in ns; ``ios`` the timed I/Os per arm."""
+    arm's median latency in ns, ``means`` (where known) its mean latency;
+    ``ios`` the timed I/Os per arm."""
 
     margin = MARGIN_PAIRED
     method = "paired"
@@ -88,14 +89,20 @@ class PairedCosts(Costs):
     def __init__(self, shapes: Sequence[Shape],
                  rounds: List[Dict[str, float]], looks: int,
                  ios: Optional[Dict[str, int]] = None,
-                 elapsed_ns: int = 0, looks_taken: int = 0) -> None:
+                 elapsed_ns: int = 0, looks_taken: int = 0,
+                 means: Optional[List[Dict[str, float]]] = None) -> None:
         super().__init__(shapes)
         # How the phase went: measuring time and looks so far.
         self.elapsed_ns = elapsed_ns
         self.looks_taken = looks_taken
-        # A round where an arm has no positive median cannot give a ratio.
-        self.rounds = [r for r in rounds
-                       if all(r.get(n, 0) > 0 for n in self.shapes)]
+        # A round where an arm has no positive median (or mean) cannot
+        # give a ratio.
+        keep = [i for i, r in enumerate(rounds)
+                if all(r.get(n, 0) > 0 for n in self.shapes) and
+                (means is None or all(means[i].get(n, 0) > 0
+                                      for n in self.shapes))]
+        self.rounds = [rounds[i] for i in keep]
+        self.means = [means[i] for i in keep] if means is not None else []
         self.looks = max(1, looks)
         self.ios = dict(ios or {})
 
@@ -107,6 +114,17 @@ class PairedCosts(Costs):
 
     def _logs(self, a: str, b: str) -> List[float]:
         return [math.log(r[a] / r[b]) for r in self.rounds]
+
+    def log_ratios(self, a: str, b: str, of: str = "median") -> List[float]:
+        """Per round, log(a / b) of the arms' median (or mean) latency:
+        what a paired interval is computed on (gains.py)."""
+        rows = self.rounds if of == "median" else self.means
+        return [math.log(r[a] / r[b]) for r in rows]
+
+    def mean_ns(self, name: str) -> float:
+        """The arm's mean per-I/O time, the trimmed mean over rounds of
+        each round's mean: 1e9 / it is the arm's rate."""
+        return trimmed_mean([r[name] for r in self.means])
 
     def usable(self, name: str) -> bool:
         return name in self.shapes and len(self.rounds) >= 2

@@ -182,15 +182,17 @@ def parse_sdio(text: str, name: str) -> StepResult:
 
 @dataclass
 class PairedResult:
-    """Rounds of `sdio paired`: per round, arm name -> median latency (ns);
-    and the timed I/Os per arm."""
+    """Rounds of `sdio paired`: per round, arm name -> median latency (ns)
+    and, in ``means``, -> mean latency (ns); and the timed I/Os per arm."""
 
     rounds: List[Dict[str, float]] = field(default_factory=list)
+    means: List[Dict[str, float]] = field(default_factory=list)
     ios: Dict[str, int] = field(default_factory=dict)
     elapsed_ns: int = 0
 
     def extend(self, more: "PairedResult") -> None:
         self.rounds += more.rounds
+        self.means += more.means
         for name, n in more.ios.items():
             self.ios[name] = self.ios.get(name, 0) + n
         self.elapsed_ns += more.elapsed_ns
@@ -214,11 +216,14 @@ def parse_paired(text: str) -> PairedResult:
         out = PairedResult(elapsed_ns=int(doc["elapsed_ns"]))
         for rnd in doc["rounds"]:
             medians: Dict[str, float] = {}
+            means: Dict[str, float] = {}
             for sl in rnd["slices"]:
                 name = names[int(sl["arm"])]
                 medians[name] = float(sl["median_ns"])
+                means[name] = float(sl["mean_ns"])
                 out.ios[name] = out.ios.get(name, 0) + int(sl["ios"])
             out.rounds.append(medians)
+            out.means.append(means)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError):
         raise ParseError("sdio paired", "report", "an arm, a round or a "
                          "number is missing or malformed") from None

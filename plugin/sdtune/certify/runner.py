@@ -93,7 +93,8 @@ def run_paired(host: Host, target: str, label: str, arms: List[Arm],
         except IOFailure as e:
             raise _io_failure(label, e, "the %s phase" % phase) from None
         costs = PairedCosts(shapes_of(arms), measured.rounds, len(looks),
-                            measured.ios, measured.elapsed_ns, index + 1)
+                            measured.ios, measured.elapsed_ns, index + 1,
+                            measured.means)
         conf = decided(costs)
         if progress is not None:
             seconds = measured.elapsed_ns / 1e9
@@ -105,6 +106,25 @@ def run_paired(host: Host, target: str, label: str, arms: List[Arm],
                 measured.elapsed_ns >= timing.paired_max_s * 1e9:
             break
     return costs
+
+
+def run_paired_once(host: Host, target: str, label: str, arms: List[Arm],
+                    timing: CertifySettings, region: int, time_s: float
+                    ) -> PairedCosts:
+    """Measure ``arms`` in one `sdio paired` run of up to
+    ``timing.max_rounds`` rounds, none started after ``time_s`` seconds:
+    for an estimate with its interval (gains.py) rather than a verdict,
+    so there are no looks to correct for."""
+    args = paired_args(arms, target, timing, region, timing.max_rounds, 1,
+                       seed=1, time_s=time_s)
+    phase = arms[0].phase
+    out = _sdio(host, args, label, "paired " + phase, time_s * 2 + 10)
+    try:
+        measured = parse_paired(out)
+    except IOFailure as e:
+        raise _io_failure(label, e, "the %s phase" % phase) from None
+    return PairedCosts(shapes_of(arms), measured.rounds, 1, measured.ios,
+                       measured.elapsed_ns, 1, measured.means)
 
 
 def run_steps(host: Host, target: str, label: str, steps: List[Step],

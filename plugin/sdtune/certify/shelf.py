@@ -99,6 +99,17 @@ def noise_limit(solo: Sample, crowd: Sample) -> float:
     return 1.0 + max(NOISE_FLOOR, NOISE_SE * spread)
 
 
+def rerun_phases(drive: "DriveState") -> List[str]:
+    """The phases to measure again: those the host may have decided,
+    and then the gains, which are measured for what the verdicts
+    recommend and so must follow any verdict measured again."""
+    names = list(drive.affected)
+    if names and drive.cert is not None and \
+            "gain" in drive.cert.phase_names() and "gain" not in names:
+        names.append("gain")
+    return names
+
+
 def fewer_jobs(jobs: int, worst: float) -> int:
     """How many drives at a time measure again what ``jobs`` at a time
     measured ``worst`` times slower per I/O than alone: half as many, or
@@ -233,7 +244,7 @@ class Shelf:
             self._pass([self.drives[i] for i in pending], pending,
                        jobs, compare)
             again: Dict[int, Optional[List[str]]] = {
-                d.index: list(d.affected) for d in self.drives
+                d.index: rerun_phases(d) for d in self.drives
                 if d.index in pending and d.affected and
                 d.state != "failed"}
             if not again:

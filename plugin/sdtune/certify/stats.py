@@ -18,7 +18,7 @@ of the next interval's mean, which is what the t-test needs.
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Optional, Sequence, Tuple
 
 
 @dataclass(frozen=True)
@@ -127,6 +127,34 @@ def trimmed_mean(values: Sequence[float], trim: float = 0.2) -> float:
     return math.fsum(kept) / len(kept) if kept else float("nan")
 
 
+@dataclass(frozen=True)
+class Yuen:
+    """The trimmed centre of paired differences, its standard error from
+    the winsorized variance, and the degrees of freedom of Yuen's test."""
+
+    centre: float
+    se: float
+    df: int
+
+
+def yuen(diffs: Sequence[float], trim: float = 0.2) -> Optional[Yuen]:
+    """Yuen's trimmed-mean summary of ``diffs`` (``trim`` of the values
+    cut from each end), or None when fewer than two values are left."""
+    values = sorted(diffs)
+    n = len(values)
+    g = int(trim * n)
+    h = n - 2 * g
+    if h < 2:
+        return None
+    kept = values[g:n - g]
+    centre = trimmed_mean(values, trim)
+    wins = [values[g]] * g + kept + [values[n - g - 1]] * g
+    wmean = math.fsum(wins) / n
+    wvar = math.fsum((v - wmean) ** 2 for v in wins) / (n - 1)
+    se = math.sqrt(wvar) / ((1 - 2 * g / n) * math.sqrt(n))
+    return Yuen(centre, se, h - 1)
+
+
 def prob_log_above(diffs: Sequence[float], threshold: float,
                    trim: float = 0.2) -> float:
     """Confidence that the centre of paired differences is above
@@ -141,19 +169,41 @@ def prob_log_above(diffs: Sequence[float], threshold: float,
     round in which one arm was stalled by the machine from deciding, or
     blocking, a verdict: a t-test on the plain mean is at the mercy of
     such heavy tails."""
-    values = sorted(diffs)
-    n = len(values)
-    g = int(trim * n)
-    h = n - 2 * g
-    if h < 2:
+    y = yuen(diffs, trim)
+    if y is None:
         return 0.5
-    kept = values[g:n - g]
-    centre = trimmed_mean(values, trim)
-    wins = [values[g]] * g + kept + [values[n - g - 1]] * g
-    wmean = math.fsum(wins) / n
-    wvar = math.fsum((v - wmean) ** 2 for v in wins) / (n - 1)
-    diff = centre - threshold
-    if wvar == 0.0:
+    diff = y.centre - threshold
+    if y.se == 0.0:
         return 1.0 if diff > 0 else 0.0 if diff < 0 else 0.5
-    se = math.sqrt(wvar) / ((1 - 2 * g / n) * math.sqrt(n))
-    return t_cdf(diff / se, h - 1)
+    return t_cdf(diff / y.se, y.df)
+
+
+def t_quantile(p: float, df: float) -> float:
+    """The t value below which a share p (0.5 < p < 1) of Student's t
+    distribution with df degrees of freedom lies (bisection on t_cdf)."""
+    lo, hi = 0.0, 1.0
+    while t_cdf(hi, df) < p:
+        hi *= 2
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if t_cdf(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def log_interval(diffs: Sequence[float], level: float = 0.95,
+                 trim: float = 0.2
+                 ) -> Optional[Tuple[float, float, float, float]]:
+    """(centre, low, high, confidence) of paired log differences: Yuen's
+    trimmed centre, its two-sided ``level`` interval, and the one-sided
+    confidence that the centre is above 0 (prob_log_above's test).  None
+    when too few differences are known.  exp() of the first three is a
+    ratio and its interval."""
+    y = yuen(diffs, trim)
+    if y is None:
+        return None
+    half = t_quantile(0.5 + level / 2, y.df) * y.se
+    return (y.centre, y.centre - half, y.centre + half,
+            prob_log_above(diffs, 0.0, trim))

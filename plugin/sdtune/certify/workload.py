@@ -36,7 +36,7 @@ import math
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-PHASES = ("sector", "cache", "qd")
+PHASES = ("sector", "cache", "qd", "gain")
 SIZE_LADDER = (512, 1024, 2048, 4096, 8192, 16384)
 QD_LADDER = (1, 2, 4, 8, 16, 32, 64)
 MISALIGNED_BS = 4096
@@ -78,6 +78,11 @@ class CertifySettings:
     min_intervals: int = 10
     stable_rel: float = 0.02
     warmup_intervals: int = 1
+    # Measured gains (gains.py): the budget of the paired ashift
+    # comparison, the pairs of alternating runs and each run's length.
+    gain_paired_s: float = 4.0
+    gain_pairs: int = 3
+    gain_step_s: float = 0.4
     # Both: the most of the device the writes may cover.
     region_bytes: int = 1 << 30
     phases: Tuple[str, ...] = PHASES
@@ -90,7 +95,9 @@ class CertifySettings:
                  "max_rounds": int, "paired_max_s": float,
                  "interval_s": float, "step_max_s": float,
                  "min_intervals": int, "stable_rel": float,
-                 "warmup_intervals": int, "region_bytes": int}
+                 "warmup_intervals": int, "region_bytes": int,
+                 "gain_paired_s": float, "gain_pairs": int,
+                 "gain_step_s": float}
         values: Dict[str, object] = {}
         if "phases" in section:
             phases = tuple(p.strip() for p in section["phases"].split(",")
@@ -121,6 +128,9 @@ class CertifySettings:
             raise SettingError("min_rounds", "[certify] min_rounds must be "
                                "at least 2 and max_rounds at least "
                                "min_rounds")
+        if settings.gain_pairs < 2:
+            raise SettingError("gain_pairs", "[certify] gain_pairs must be "
+                               "at least 2 (an interval needs two pairs)")
         if settings.min_intervals < 2:
             raise SettingError("min_intervals", "[certify] min_intervals "
                                "must be at least 2")
@@ -144,27 +154,39 @@ class Arm:
     ``offset`` past block boundaries, sequential or random, with or
     without a flush after each."""
 
-    phase: str          # sector, cache
+    phase: str          # sector, cache, gain
     name: str
     bs: int
     offset: int = 0
     pattern: str = "seq"
     flush: str = "none"
+    # Sizes written in turn instead of bs, each rounded up to align and
+    # packed (sdio paired's mix=): the writes ZFS issues at one ashift.
+    mix: Tuple[int, ...] = ()
+    align: int = 0
 
     def spec(self) -> str:
-        return "name=%s,bs=%d,offset=%d,pattern=%s,flush=%s,rw=write" % (
+        spec = "name=%s,bs=%d,offset=%d,pattern=%s,flush=%s,rw=write" % (
             self.name, self.bs, self.offset, self.pattern, self.flush)
+        if self.mix:
+            spec += ",mix=%s" % ":".join(str(m) for m in self.mix)
+            if self.align:
+                spec += ",align=%d" % self.align
+        return spec
 
 
 def paired_args(arms: List[Arm], target: str, timing: CertifySettings,
-                region: int, rounds: int, warmup: int, seed: int
-                ) -> List[str]:
-    """`sdio paired` arguments for ``rounds`` reported rounds."""
+                region: int, rounds: int, warmup: int, seed: int,
+                time_s: Optional[float] = None) -> List[str]:
+    """`sdio paired` arguments for ``rounds`` reported rounds (starting
+    none after ``time_s`` seconds, when given)."""
     args = ["paired", "--json", "--backend", "sync", "--direct",
             "--rounds", str(rounds), "--warmup-rounds", str(warmup),
             "--slice", "%g" % timing.slice_s,
             "--min-ios", str(timing.min_ios),
             "--region", str(region), "--seed", str(seed)]
+    if time_s is not None:
+        args += ["--time", "%g" % time_s]
     for arm in arms:
         args += ["--arm", arm.spec()]
     return args + [target]

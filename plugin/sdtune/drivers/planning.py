@@ -19,6 +19,7 @@ from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from ..inventory.disks import Inventory
 from ..knowndrives import KnownDrive
+from ..records.gains import TunableGain
 from ..records.record import CertRecord
 
 
@@ -31,11 +32,15 @@ class Reason:
     source: str
     confidence: Optional[float]
     evidence: Optional[str]
+    # What the tunable bought on the certified drive (records/gains.py);
+    # None where nothing measured it (a known-drives row, an older record).
+    gain: Optional[TunableGain] = None
 
     def to_json(self) -> dict:
         return {"tunable": self.tunable, "value": self.value,
                 "source": self.source, "confidence": self.confidence,
-                "evidence": self.evidence}
+                "evidence": self.evidence,
+                "gain": self.gain.to_json() if self.gain else None}
 
 
 @dataclass

@@ -50,7 +50,7 @@ Pure: no I/O.
 
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 VERSION = 1
 GAIN = "gain"
@@ -235,14 +235,31 @@ def gains_problem(doc: Any) -> Optional[str]:
                 if name not in m:
                     return "field '%s.%s' is missing" % (mwhere, name)
                 if not valid(m[name]):
-                    return "field '%s.%s' must be %s" % (mwhere, name,
-                                                          expected)
+                    return "field '%s.%s' must be %s" % (
+                        mwhere, name, expected)
     return None
 
 
+def best_metric(metrics: Sequence[Metric]) -> Optional[Metric]:
+    """The metric whose interval lies highest: the gain a line quotes."""
+    return max(metrics, key=lambda m: m.ci95[0]) if metrics else None
+
+
+def metric_words(m: Metric) -> str:
+    """"iops", "lower latency p99": what a metric's ratio is times of."""
+    words = m.name.replace("_ns", "").replace("_", " ")
+    return "lower " + words if m.better == "lower" else words
+
+
+def ratio_text(m: Metric) -> str:
+    """"1.47x iops (95% 1.43-1.52)"."""
+    return "%.2fx %s (95%% %.2f-%.2f)" % (
+        m.ratio, metric_words(m), m.ci95[0], m.ci95[1])
+
+
 def metric_line(m: Metric) -> str:
-    """One metric as plan, results and certify print it:
-    "iops 1466 -> 2410 IO/s: 1.64x (95% 1.58-1.71, confidence 1.00)"."""
+    """One metric in full: "iops 1466 -> 2410 IO/s: 1.64x (95% 1.58-1.71,
+    confidence 1.00)"."""
     return "%s %s -> %s %s: %.2fx (95%% %.2f-%.2f, confidence %.2f)" % (
         m.name, _figure(m.baseline), _figure(m.tuned), m.unit, m.ratio,
         m.ci95[0], m.ci95[1], m.confidence)
@@ -254,16 +271,24 @@ def _figure(value: float) -> str:
     return "%.3g" % value
 
 
-def gain_lines(g: TunableGain) -> List[str]:
-    """A tunable's gain as lines of text (no indentation): its status
-    and summary, then each metric; for no measurable gain, why it is
-    recommended all the same."""
-    head = "%s: %s" % (g.status, g.summary) if g.summary else g.status
-    lines = [head]
-    lines += [metric_line(m) for m in g.metrics]
+def headline(g: TunableGain) -> str:
+    """One line for plan and certify: "gain: <summary>", "no measurable
+    gain on this drive: <summary>" or "not measured"; with the space
+    the rounding costs where known."""
+    if g.status == NOT_MEASURED:
+        return NOT_MEASURED
+    words = "gain" if g.status == GAIN else NO_GAIN + " on this drive"
+    line = "%s: %s" % (words, g.summary) if g.summary else words
     if g.space_ratio is not None:
-        lines.append("space: %.2fx the bytes allocated" % g.space_ratio)
+        line += "; space %.2fx" % g.space_ratio
+    return line
+
+
+def gain_lines(g: TunableGain) -> List[str]:
+    """A tunable's gain in full (no indentation): the headline, each
+    metric, and why it is recommended without a gain (or why nothing
+    was measured)."""
+    lines = [headline(g)] + [metric_line(m) for m in g.metrics]
     if g.why:
         lines.append(g.why)
     return lines
-

@@ -32,6 +32,7 @@ from ..drivers.planning import (Change, Evidence, Held, NotSd, Overrides,
 from ..errors import RefusedError, SdtuneError
 from ..host import Host
 from ..driverconf.edit import EditError, unified_diff
+from ..records.gains import headline
 from .journal import sha256
 
 
@@ -201,6 +202,10 @@ def render_plan(plan: Plan) -> str:
                          % (w.tunable, w.value, w.source, conf))
             if w.evidence:
                 lines.append("      %s" % w.evidence)
+            if w.gain is not None:
+                lines.append("      expected: %s" % headline(w.gain))
+                if w.gain.why:
+                    lines.append("      %s" % w.gain.why)
     for h in plan.held:
         lines.append('held back "%s" %s:%s: %s'
                      % (h.key, h.tunable, h.value, h.reason))

@@ -99,8 +99,9 @@ def report(**extra):
     doc = {"version": 1, "mode": "paired",
            "arms": [{"index": 0, "name": "a"}, {"index": 1, "name": "b"}],
            "rounds": [{"index": r, "order": [1, 0], "slices": [
-               {"arm": 0, "ios": 9, "median_ns": 1000 + r},
-               {"arm": 1, "ios": 8, "median_ns": 2000}]}
+               {"arm": 0, "ios": 9, "median_ns": 1000 + r,
+                "mean_ns": 1100.5},
+               {"arm": 1, "ios": 8, "median_ns": 2000, "mean_ns": 2100}]}
                for r in range(3)],
            "errors": [], "elapsed_ns": 900, "stopped": "rounds"}
     doc.update(extra)
@@ -112,10 +113,12 @@ def test_paired_report_is_read_by_round():
     assert res.rounds == [{"a": 1000.0, "b": 2000.0},
                           {"a": 1001.0, "b": 2000.0},
                           {"a": 1002.0, "b": 2000.0}]
+    assert res.means == [{"a": 1100.5, "b": 2100.0}] * 3
     assert res.ios == {"a": 27, "b": 24} and res.elapsed_ns == 900
     more = parse_paired(report())
     res.extend(more)
-    assert len(res.rounds) == 6 and res.ios["a"] == 54
+    assert len(res.rounds) == 6 and len(res.means) == 6 and \
+        res.ios["a"] == 54
 
 
 def test_paired_io_error_is_no_verdict():

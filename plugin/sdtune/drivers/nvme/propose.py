@@ -250,7 +250,8 @@ def propose(text: str, inv: Inventory, records: List[CertRecord],
             model, [d.name for d in disks], {TUNABLE: value},
             [Reason(TUNABLE, value, "certification %s (serial %s)" % (
                 certified_when(rec), rec.serial or "?"),
-                rec.sector_confidence, rec.sector_reason)]))
+                rec.sector_confidence, rec.sector_reason,
+                rec.gains.of(TUNABLE) if rec.gains else None)]))
         proposed.options.extend(_format_options(disks, native))
     proposed.new_text = new_text
     return proposed

@@ -23,6 +23,7 @@ from ...certify.recommend import justification
 from ...inventory.disks import Disk
 from ...knowndrives import KnownDrive, lookup
 from ...records.group import certified_when, record_model
+from ...records.gains import TunableGain
 from ...records.record import CONFIDENT, CertRecord
 from ...sdconf.match import Identity
 
@@ -37,6 +38,8 @@ class Proposal:
     # For cache-nonvolatile: whether something beyond timing says so (the
     # drive's NV_SUP, or the known-drives table).
     nv_evidence: bool = False
+    # What certify measured it to buy on the drive (a record's gains).
+    gain: Optional[TunableGain] = None
 
 
 def value_text(value: object) -> str:
@@ -65,7 +68,9 @@ def proposals(key: str, record: Optional[CertRecord],
             props[tunable] = Proposal(tunable, value_text(value),
                                       "certification %s"
                                       % certified_when(record),
-                                      conf, why, nv_evidence=nv_sup)
+                                      conf, why, nv_evidence=nv_sup,
+                                      gain=record.gains.of(tunable)
+                                      if record.gains else None)
     return props
 
 

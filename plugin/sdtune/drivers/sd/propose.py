@@ -393,5 +393,5 @@ def _screen(key: str, props: List[Proposal], written: Dict[str, str],
             continue
         settings.append(Setting(p.tunable, value))
         why.append(Reason(p.tunable, value, p.source, p.confidence,
-                          p.evidence))
+                          p.evidence, p.gain))
     return settings, why
