@@ -386,3 +386,38 @@ def test_disks_outside_sd_are_not_planned_and_said(tmp_path):
                n["reason"] for n in not_sd.values())
     proc = sdtune(app, "plan")
     assert "not planned c3t0025385971B0F5A2d0 (blkdev)" in proc.stdout
+
+
+GAINS = {"version": 1, "seconds": 9.2, "tunables": [
+    {"tunable": "physical-block-size", "value": 4096, "status": "gain",
+     "summary": "ZFS's writes at ashift 12 against ashift 9: 1.47x iops "
+     "(95% 1.43-1.52)", "why": None, "baseline": "ashift 9",
+     "tuned": "ashift 12", "rounds": 31, "space_ratio": 1.062,
+     "metrics": [{"name": "iops", "unit": "IO/s", "better": "higher",
+                  "baseline": 395.0, "tuned": 581.0, "ratio": 1.47,
+                  "ci95": [1.43, 1.52], "confidence": 1.0}]},
+    {"tunable": "disksort", "value": False, "status": "not measured",
+     "summary": "", "why": "nothing to measure", "metrics": []}]}
+
+
+def test_plan_shows_the_expected_gain_under_each_proposal(app):
+    """What certify measured each tunable to buy is said under its
+    proposal, in text and in the plan's JSON (issue 29)."""
+    inject_record(app, INTEL, {"physical-block-size": 4096,
+                               "disksort": False}, gains=GAINS)
+    proc = sdtune(app, "plan")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines)
+              if line.startswith("  physical-block-size:4096  from "))
+    assert lines[at + 2] == "      expected: gain: ZFS's writes at ashift " \
+        "12 against ashift 9: 1.47x iops (95% 1.43-1.52); space 1.06x"
+    at = next(i for i, line in enumerate(lines)
+              if line.startswith("  disksort:false  from "))
+    assert lines[at + 2:at + 4] == ["      expected: not measured",
+                                    "      nothing to measure"]
+    doc = json.loads(sdtune(app, "plan", "-o", "json").stdout)
+    why = {w["tunable"]: w for c in doc["changes"] if c["key"] == INTEL
+           for w in c["why"]}
+    assert why["physical-block-size"]["gain"] == GAINS["tunables"][0]
+    assert why["disksort"]["gain"]["status"] == "not measured"

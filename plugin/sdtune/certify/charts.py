@@ -29,7 +29,7 @@ Pure: returns lines.
 import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ..records.gains import NOT_MEASURED, best_metric, headline
+from ..records.gains import NOT_MEASURED, lead_metric, headline
 from ..records.record import CertRecord
 
 WIDTH = 30
@@ -206,7 +206,7 @@ def gain_chart(rec: CertRecord, verdict: bool = False) -> List[str]:
     notes: List[str] = []
     for g in gains.tunables:
         label = "%s:%s" % (g.tunable, _value_text(g.value))
-        best = best_metric(g.metrics)
+        best = lead_metric(g.metrics)
         if g.status == NOT_MEASURED or best is None:
             notes.append("  %s: not measured: %s" % (label, g.why or ""))
             continue

@@ -41,7 +41,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..host import Host
 from ..records.gains import (GAIN, NO_GAIN, NOT_MEASURED, Gains, Metric,
-                             TunableGain, best_metric, ratio_text)
+                             TunableGain, lead_metric, ratio_text)
 from .costs import PairedCosts
 from .reports import StepResult
 from .runner import Progress, ProgressEvent, run_paired_once, run_step
@@ -70,10 +70,8 @@ WHY_NV = ("still recommended: the cache is non-volatile, so a flush "
           "that drains the queue under load")
 WHY_THROTTLE = ("still recommended: the drive saturates at that depth, "
                 "so deeper queues only wait longer in the drive")
-WHY_DISKSORT = ("disksort only reorders sd's queue by "
-                "offset, which a solid-state drive has no use for; "
-                "recommended to spare the sorting, not for a measured "
-                "gain")
+WHY_DISKSORT = ("disksort sorts sd's queue by offset, of no use to a "
+                "solid-state drive: nothing to measure")
 WHY_THROTTLE_MIN = ("throttle-min only bounds how far sd "
                     "lowers the throttle after a queue-full, which a "
                     "measurement cannot provoke safely")
@@ -128,13 +126,12 @@ def _status(metrics: Sequence[Metric]) -> str:
 
 
 def _summary(metrics: Sequence[Metric], what: str) -> str:
-    """What was compared and its best metric (the one whose interval
-    lies highest): "ZFS's writes at ashift 12 against ashift 9: 1.47x
-    iops (95% 1.43-1.52)"."""
-    best = best_metric(metrics)
-    if best is None:
+    """What was compared and its lead metric: "ZFS's writes at ashift
+    12 against ashift 9: 1.47x iops (95% 1.43-1.52)"."""
+    lead = lead_metric(metrics)
+    if lead is None:
         return what
-    return "%s: %s" % (what, ratio_text(best))
+    return "%s: %s" % (what, ratio_text(lead))
 
 
 # ------------------------------------------------------ physical-block-size
@@ -203,32 +200,32 @@ def _steady(res: StepResult, warmup: int) -> float:
 
 
 def _pair_metrics(pairs: List[Tuple[StepResult, StepResult]], warmup: int,
-                  label: str, latency: bool) -> List[Metric]:
-    """IOPS (and the latency percentiles) of alternating runs, one log
-    ratio per pair."""
+                  latency: bool) -> List[Metric]:
+    """The latency percentiles (with ``latency``; the tail first: what a
+    throttle is for) and the IOPS of alternating runs, one log ratio per
+    pair."""
     usable = [(b, t) for b, t in pairs
               if _steady(b, warmup) > 0 and _steady(t, warmup) > 0]
+    if not usable:
+        return []
     metrics: List[Metric] = []
-    m = _metric("iops" + label, "IO/s", "higher",
+    for field in ("lat_p99_ns", "lat_p99_9_ns", "lat_p50_ns") \
+            if latency else ():
+        known = [(getattr(b, field), getattr(t, field)) for b, t in usable
+                 if getattr(b, field) and getattr(t, field)]
+        m = _metric(field.replace("lat_", "latency_"), "ns", "lower",
+                    trimmed_mean([b for b, _ in known]),
+                    trimmed_mean([t for _, t in known]),
+                    [math.log(b / t) for b, t in known]) if known else None
+        if m is not None:
+            metrics.append(m)
+    m = _metric("iops", "IO/s", "higher",
                 trimmed_mean([_steady(b, warmup) for b, _ in usable]),
                 trimmed_mean([_steady(t, warmup) for _, t in usable]),
                 [math.log(_steady(t, warmup) / _steady(b, warmup))
-                 for b, t in usable]) if usable else None
+                 for b, t in usable])
     if m is not None:
         metrics.append(m)
-    if not latency:
-        return metrics
-    for field in ("lat_p50_ns", "lat_p99_ns", "lat_p99_9_ns"):
-        known = [(getattr(b, field), getattr(t, field)) for b, t in usable
-                 if getattr(b, field) and getattr(t, field)]
-        if not known:
-            continue
-        m = _metric(field.replace("lat_", "latency_") + label, "ns",
-                    "lower", trimmed_mean([b for b, _ in known]),
-                    trimmed_mean([t for _, t in known]),
-                    [math.log(b / t) for b, t in known])
-        if m is not None:
-            metrics.append(m)
     return metrics
 
 
@@ -260,7 +257,7 @@ def sync_write_gain(cache: Optional[PairedCosts], run: Optional[StepRunner],
         tuned = Step("gain", "write-qd%d" % depth, bs, pattern="rand",
                      qd=depth)
         for m in _pair_metrics(alternate(run, base, tuned, pairs), warmup,
-                               "", latency=False):
+                               latency=False):
             metrics.append(replace(m, name="sync_write_iops_qd%d" % depth))
     status = _status(metrics)
     if not metrics:
@@ -294,7 +291,7 @@ def throttle_gain(run: StepRunner, value: int, pairs: int, warmup: int,
     base = Step("gain", "qd%d" % SD_DEFAULT_THROTTLE, bs, pattern="rand",
                 qd=SD_DEFAULT_THROTTLE)
     tuned = Step("gain", "qd%d" % value, bs, pattern="rand", qd=value)
-    metrics = _pair_metrics(alternate(run, base, tuned, pairs), warmup, "",
+    metrics = _pair_metrics(alternate(run, base, tuned, pairs), warmup,
                             latency=True)
     status = _status(metrics)
     return TunableGain(

@@ -240,9 +240,15 @@ def gains_problem(doc: Any) -> Optional[str]:
     return None
 
 
-def best_metric(metrics: Sequence[Metric]) -> Optional[Metric]:
-    """The metric whose interval lies highest: the gain a line quotes."""
-    return max(metrics, key=lambda m: m.ci95[0]) if metrics else None
+def lead_metric(metrics: Sequence[Metric]) -> Optional[Metric]:
+    """The metric a line quotes: the first with a gain, in the order
+    certify lists them (each tunable's main metric first: IOPS for
+    physical-block-size and cache-nonvolatile, p99 latency for
+    throttle-max), else the first."""
+    for m in metrics:
+        if m.significant:
+            return m
+    return metrics[0] if metrics else None
 
 
 def metric_words(m: Metric) -> str:
