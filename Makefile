@@ -136,6 +136,7 @@ bench: deps engine
 	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_inventory.py
 	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_sdio.py
 	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_certify.py
+	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_gains.py
 	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_shelf.py
 	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_sim.py
 	PYTHONPATH=plugin $(PYTHON) tests/bench/bench_remote.py
