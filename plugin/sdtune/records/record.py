@@ -239,6 +239,23 @@ def control_problem(record: Dict[str, Any]) -> Optional[str]:
     return None
 
 
+def _text_problem(value: Any, where: str) -> Optional[str]:
+    """The first text under ``value`` that holds a control character,
+    named as record_problem names fields: a record's gains are printed
+    by plan and results, and one from another appliance is not ours."""
+    if isinstance(value, str):
+        return "field '%s' holds a control character" % where \
+            if CONTROL.search(value) else None
+    items = value.items() if isinstance(value, dict) else \
+        enumerate(value) if isinstance(value, list) else ()
+    for k, v in items:
+        why = _text_problem(v, "%s[%d]" % (where, k) if isinstance(k, int)
+                            else "%s.%s" % (where, k))
+        if why:
+            return why
+    return None
+
+
 def record_problem(record: Any) -> Optional[str]:
     """Why ``record`` is not a certification record that plan, audit and
     results can use, or None.  Pure."""
@@ -272,7 +289,8 @@ def record_problem(record: Any) -> Optional[str]:
         if why:
             return why + " (imported by an older sdtune, which took it)"
     if record.get("gains") is not None:
-        why = gains_problem(record["gains"])
+        why = gains_problem(record["gains"]) or \
+            _text_problem(record["gains"], "gains")
         if why:
             return why
     return _part_problem(record)
