@@ -262,26 +262,37 @@ def class_css() -> str:
 
 def marker(shape: str, x: float, y: float, cls: str, r: float = 3.5
            ) -> str:
-    """One marker of ``shape`` centred on (x, y)."""
+    """One marker of ``shape`` centred on (x, y), of class "mk ``cls``";
+    without ``cls`` it takes its group's (markers()), which keeps a
+    series' many markers short."""
+    opened = " open" if shape == "circle-open" else ""
+    attr = ' class="mk %s%s"' % (cls, opened) if cls else ""
     if shape == "circle" or shape == "circle-open":
-        extra = " open" if shape == "circle-open" else ""
-        return '<circle class="mk %s%s" cx="%s" cy="%s" r="%s"/>' % (
-            cls, extra, num(x), num(y), num(r))
+        return '<circle%s cx="%s" cy="%s" r="%s"/>' % (
+            attr, num(x), num(y), num(r))
     if shape == "square":
-        return '<rect class="mk %s" x="%s" y="%s" width="%s" ' \
-            'height="%s"/>' % (cls, num(x - r), num(y - r), num(2 * r),
-                               num(2 * r))
+        return '<rect%s x="%s" y="%s" width="%s" height="%s"/>' % (
+            attr, num(x - r), num(y - r), num(2 * r), num(2 * r))
     if shape == "triangle":
         pts = ((x, y - r * 1.2), (x + r * 1.1, y + r * .8),
                (x - r * 1.1, y + r * .8))
     elif shape == "diamond":
         pts = ((x, y - r * 1.3), (x + r, y), (x, y + r * 1.3), (x - r, y))
     else:   # cross: an X, stroked
-        return '<path class="mk %s" d="M%s %sL%s %sM%s %sL%s %s"/>' % (
-            cls, num(x - r), num(y - r), num(x + r), num(y + r),
+        return '<path%s d="M%s %sL%s %sM%s %sL%s %s"/>' % (
+            attr, num(x - r), num(y - r), num(x + r), num(y + r),
             num(x - r), num(y + r), num(x + r), num(y - r))
-    return '<polygon class="mk %s" points="%s"/>' % (
-        cls, " ".join("%s,%s" % (num(a), num(b)) for a, b in pts))
+    return '<polygon%s points="%s"/>' % (
+        attr, " ".join("%s,%s" % (num(a), num(b)) for a, b in pts))
+
+
+def markers(style: Style, points: Sequence[Tuple[float, float]]) -> str:
+    """A series' markers as one group of its class."""
+    if not points:
+        return ""
+    return '<g class="mk %s%s">%s</g>' % (
+        style.cls, " open" if style.marker == "circle-open" else "",
+        "".join(marker(style.marker, a, b, "") for a, b in points))
 
 
 def text(x: float, y: float, s: str, anchor: str = "start",
@@ -385,8 +396,7 @@ def plot(title: str, x: Axis, y: Axis, series: Sequence[Series],
             out.append('<path class="ln %s" d="M%s"/>' % (
                 s.style.cls, "L".join("%s %s" % (num(a), num(b))
                                       for a, b in pts)))
-        for (a, b) in pts:
-            out.append(marker(s.style.marker, a, b, s.style.cls))
+        out.append(markers(s.style, pts))
         for (a, b), tag in zip(pts, s.tags):
             out.append(text(a + 5, b - 5, tag))
     ly = top + ph + 44
