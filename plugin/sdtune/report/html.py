@@ -57,6 +57,13 @@ th{background:none}}
 """
 
 
+# The browser enforces what the page promises: nothing is fetched and no
+# script runs, whatever a record smuggled in; a violation is logged,
+# which the browser test looks for.
+CSP = ('<meta http-equiv="Content-Security-Policy" content="default-src '
+       "'none'; style-src 'unsafe-inline'\"/>")
+
+
 @dataclass(frozen=True)
 class Meta:
     """What the page says of itself: when it was made, by which sdtune,
@@ -226,7 +233,7 @@ def render(recs: Sequence[CertRecord], suspects: Sequence[Suspect],
         body += _drive(i, rec, by_unit.get((rec.key, rec.unit_serial)))
     body += _proofs(proofs)
     return ('<!DOCTYPE html>\n<html xmlns="http://www.w3.org/1999/xhtml" '
-            'lang="en"><head><meta charset="utf-8"/>'
+            'lang="en"><head><meta charset="utf-8"/>%s'
             "<title>sdtune certification report</title>"
             "<style>%s\n%s</style></head><body>\n%s\n</body></html>\n"
-            % (PAGE_CSS, class_css(), "\n".join(body)))
+            % (CSP, PAGE_CSS, class_css(), "\n".join(body)))
