@@ -236,7 +236,7 @@ def gains_problem(doc: Any) -> Optional[str]:
                     return "field '%s.%s' is missing" % (mwhere, name)
                 if not valid(m[name]):
                     return "field '%s.%s' must be %s" % (mwhere, name,
-                                                          expected)
+                                                         expected)
     return None
 
 
@@ -266,4 +266,3 @@ def gain_lines(g: TunableGain) -> List[str]:
     if g.why:
         lines.append(g.why)
     return lines
-
