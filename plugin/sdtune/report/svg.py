@@ -29,6 +29,7 @@ Pure: returns strings.
 
 import math
 import re
+import zlib
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Sequence, Tuple
 
@@ -246,7 +247,7 @@ def class_css() -> str:
         ".eb{fill:none;stroke-width:1.2}",
         ".bar{stroke:#000;stroke-width:.6}",
         ".mk{stroke-width:1.2}",
-        ".suspect{fill:url(#hatch);stroke:#000;stroke-width:1.2}",
+        ".suspect{stroke:#000;stroke-width:1.2}",
         ".title{font-weight:bold;font-size:12px}",
         ".note{font-style:italic}",
     ]
@@ -432,11 +433,18 @@ class Row:
     suspect: bool = False
 
 
-HATCH = ('<defs><pattern id="hatch" width="6" height="6" '
+# The hatching of a suspect unit's bar.  Its id is the chart's own (from
+# its title): ids are document-wide, and a shelf's page has a chart per
+# model.
+HATCH = ('<defs><pattern id="%s" width="6" height="6" '
          'patternUnits="userSpaceOnUse" patternTransform="rotate(45)">'
          '<rect width="6" height="6" fill="#fff"/>'
          '<path d="M0 0V6" stroke="#000" stroke-width="2"/></pattern>'
          '</defs>')
+
+
+def hatch_id(title: str) -> str:
+    return "hatch-%08x" % zlib.crc32(title.encode("utf-8", "replace"))
 
 
 def rows_chart(title: str, axis: Axis, rows: Sequence[Row],
@@ -459,8 +467,9 @@ def rows_chart(title: str, axis: Axis, rows: Sequence[Row],
         return left + pw * min(1.02, max(0.0, axis.frac(v)))
 
     out = [text(8, 14, title, cls="title")]
+    hatch = hatch_id(title)
     if any(r.suspect for r in rows):
-        out.insert(0, HATCH)
+        out.insert(0, HATCH % hatch)
     xt = [(px(t), axis.fmt(t)) for t in axis.ticks()]
     out.append('<path class="grid" d="%s"/>' % "".join(
         "M%s %sV%s" % (num(xx), num(top), num(top + ph)) for xx, _ in xt))
@@ -482,11 +491,11 @@ def rows_chart(title: str, axis: Axis, rows: Sequence[Row],
         end = left
         if r.value is not None and kind == "bar":
             end = px(r.value)
-            cls = "suspect" if r.suspect else "bar %s" % r.style.cls
-            out.append('<rect class="%s" x="%s" y="%s" width="%s" '
-                       'height="%s"/>' % (cls, num(left), num(yy + 3),
-                                          num(max(1.0, end - left)),
-                                          num(row_h - 6)))
+            look = 'class="suspect" fill="url(#%s)"' % hatch \
+                if r.suspect else 'class="bar %s"' % r.style.cls
+            out.append('<rect %s x="%s" y="%s" width="%s" height="%s"/>'
+                       % (look, num(left), num(yy + 3),
+                          num(max(1.0, end - left)), num(row_h - 6)))
         if r.interval is not None:
             lo, hi = px(r.interval[0]), px(r.interval[1])
             out.append('<path class="eb %s" d="M%s %sH%sM%s %sv8M%s %sv8"/>'
