@@ -201,7 +201,7 @@ def gains_chart(gains: Optional[Gains]) -> Optional[str]:
                     *_ratio_limits(lo, hi), scale="log",
                     fmt=lambda v: "%gx" % round(v, 3))
     return svg.rows_chart("Expected gain per tunable", axis, rows,
-                          kind="point", ref=(1.0, "no change"))
+                          kind="point", ref=(1.0, "no change"), width=640)
 
 
 def _ratio_limits(lo: float, hi: float) -> Tuple[float, float]:

@@ -95,19 +95,20 @@ def nice_limit(hi: float) -> float:
 def log_ticks(lo: float, hi: float) -> List[float]:
     """Ticks of a base-10 axis from ``lo`` to ``hi``: the powers of ten,
     and 2 and 5 times them where the axis spans less than two decades
-    (a chart needs at least a few labelled ticks)."""
+    or would have fewer than three ticks (a chart needs a few labelled
+    ticks)."""
     if lo <= 0 or hi <= 0 or hi < lo:
         return []
     a = math.floor(math.log10(lo) + 1e-9)
     b = math.ceil(math.log10(hi) - 1e-9)
-    mults = (1, 2, 5) if b - a < 2 else (1,)
-    out = []
-    for e in range(a, b + 1):
-        for m in mults:
-            v = m * 10.0 ** e
-            if lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9):
-                out.append(v)
-    return out
+
+    def within(mults: Tuple[int, ...]) -> List[float]:
+        return [m * 10.0 ** e for e in range(a, b + 1) for m in mults
+                if lo * (1 - 1e-9) <= m * 10.0 ** e <= hi * (1 + 1e-9)]
+    out = within((1, 2, 5) if b - a < 2 else (1,))
+    # An axis that holds fewer than three powers of ten (a ratio axis
+    # from 0.4x to 2.5x) gets its 2 and 5 ticks too.
+    return out if len(out) >= 3 else within((1, 2, 5))
 
 
 def log2_ticks(lo: float, hi: float) -> List[float]:

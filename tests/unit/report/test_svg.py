@@ -37,6 +37,8 @@ def test_log_ticks_are_decades_with_two_and_five_in_a_short_range():
     assert svg.log_ticks(100, 1e6) == [100, 1000, 1e4, 1e5, 1e6]
     assert svg.log_ticks(1000, 10000) == [1000, 2000, 5000, 10000]
     assert svg.log_ticks(0, 10) == []
+    # A ratio axis: 1 alone would be one tick.
+    assert svg.log_ticks(0.4, 2.5) == [0.5, 1, 2]
     assert svg.log_limits(950, 41000) == (100, 1e5)
     assert svg.log_limits(1000, 1000) == (1000, 10000)
     assert svg.log_limits(512, 16384, 2.0) == (512, 16384)
