@@ -73,7 +73,7 @@ def cost_chart(rec: CertRecord) -> Optional[str]:
              for a in chosen], line=line))
     notes = []
     if not any(a.ci95_ns for a in arms):
-        notes.append("medians of %s paired rounds; this record keeps no "
+        notes.append("medians of %s rounds; this record keeps no "
                      "interval per arm" % (arms[0].rounds or "the"))
     return svg.plot("Cost per I/O by transfer size", x, y, drawn, notes)
 
@@ -129,22 +129,24 @@ def latency_chart(rec: CertRecord) -> Optional[str]:
     """Latency percentiles (us) against queue depth, per direction."""
     found = _steps(rec)
     drawn = []
-    every = []
     i = 0
     for rw, steps in found:
         for name, attr in PERCENTILES:
             pts = [(s.qd, _us(getattr(s, attr))) for s in steps
                    if getattr(s, attr) is not None]
             if pts:
+                # Its style by direction and percentile, so that a
+                # record with only some percentiles keeps the legend's
+                # meaning.
                 drawn.append(svg.Series("%s %s" % (rw, name),
                                         svg.STYLES[i % len(svg.STYLES)],
                                         pts))
-                every += steps
             i += 1
     if not drawn:
         return None
     values = [v for s in drawn for _, v in s.points]
     y = svg.auto_axis("latency (\u00b5s)", values)
+    every = [s for _, steps in found for s in steps]
     return svg.plot("Latency percentiles by queue depth", _depth_axis(every),
                     y, drawn, height=300)
 
