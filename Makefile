@@ -88,7 +88,7 @@ deps:
 check: deps engine lint test
 
 # The quick tier: a marker expression over what tests need (tests/marks.py).
-QUICK = not emu and not sshd and not ansible
+QUICK = not emu and not sshd and not ansible and not browser
 
 # Lint runs beside the tests, not before them: on two CPUs its seven
 # seconds then cost about three.

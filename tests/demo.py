@@ -19,7 +19,9 @@ drive (tests/emu) that really takes the I/O:
                            was created with ashift 9
 
 and runs: disks, certify (and a refused certify of the pool member),
-plan, apply, verify, a simulated reboot, verify, audit and rollback; one
+plan, apply, verify, a simulated reboot, verify, audit and rollback, then
+writes the HTML report of the records (kept as /tmp/sdtune-demo-report.html)
+and shows one drive's record with its text charts; one
 step runs over SSH (`sdtune --host`), through a real OpenSSH server on
 127.0.0.1 that serves the same appliance (tests/ssh/sshd.py).
 Everything lives in a temporary directory, removed at the end; the
@@ -40,6 +42,8 @@ from emu.drive import EmulatedDrive  # noqa: E402
 from ssh.sshd import Sshd  # noqa: E402
 from tests.sim.appliance import Appliance  # noqa: E402
 
+# Where the demo's report is kept: the demo's own directory is removed.
+REPORT = "/tmp/sdtune-demo-report.html"
 CERTIFY = ("\n[certify]\ninterval_s = 0.1\nmin_intervals = 6\n"
            "step_max_s = 3\n")
 
@@ -99,9 +103,6 @@ class Demo:
         self.sdtune("certify", "c5t1d0", "c5t2d0", "c5t3d0", "--confirm",
                     "c5t1d0", "c5t2d0", "c5t3d0")
         self.sdtune("results")
-        self.say("One drive's record in full, with text charts of what was "
-                 "measured:")
-        self.sdtune("results", "c5t2d0")
         plan = os.path.join(self.work, "plan.json")
         self.say("The plan: one pair per model, each tunable with its "
                  "reason; what would be unsafe is held back.")
@@ -122,8 +123,25 @@ class Demo:
         self.sdtune("rollback", "--last", "--yes")
         self.app.reboot()
         self.sdtune("verify")
+        self.pictures()
         print("\n# demo finished in %.0f s; cleaning up"
               % (time.monotonic() - self.t0))
+
+    def pictures(self) -> None:
+        """The records as pictures: the HTML report of every drive,
+        copied where it outlives the demo, and one drive's record with
+        its text charts, as a terminal shows them."""
+        self.say("The records as pictures: one HTML page with the charts "
+                 "of every drive (inline SVG, no script, nothing fetched).")
+        self.sdtune("report")
+        page = os.path.join(self.app.root, "var", "sdtune", "report.html")
+        if os.path.exists(page):
+            shutil.copyfile(page, REPORT)
+            print("# open %s in a browser (a copy: the demo's directory is "
+                  "removed at the end)" % REPORT)
+        self.say("One drive's record in full, with text charts of what was "
+                 "measured:")
+        self.sdtune("results", "c5t2d0")
 
     def remote(self) -> None:
         """The same appliance seen from another machine: one ssh session,

@@ -12,7 +12,8 @@
 # (the real libnvpair the engine's `sdio diskmgt` is tested against; it lives in the
 # contrib component, which is enabled on the existing Debian source).
 # strace, fio, pkg-config, nbdkit, nbdkit-plugin-dev, libnbd-bin and fuse3
-# for the engine and the emulated drives.  openssh-server and
+# for the engine and the emulated drives; chromium for the test that opens
+# sdtune report's page in a headless browser.  openssh-server and
 # openssh-client for the --host tests (tests/ssh runs its own sshd on
 # 127.0.0.1; the system's ssh service is neither started nor left
 # enabled by the install).  Python packages: pytest, pytest-xdist (the
@@ -120,6 +121,8 @@ command -v nbdkit >/dev/null 2>&1 || missing="$missing nbdkit"
 [ -f /usr/include/nbdkit-plugin.h ] || missing="$missing nbdkit-plugin-dev"
 command -v nbdfuse >/dev/null 2>&1 || missing="$missing libnbd-bin"
 command -v fusermount3 >/dev/null 2>&1 || missing="$missing fuse3"
+# The HTML report's test opens the page in a real headless browser.
+command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
 # The --host tests start their own sshd on 127.0.0.1 (tests/ssh/sshd.py).
 need_sshd=no
 [ -x /usr/sbin/sshd ] || need_sshd=yes

@@ -10,6 +10,7 @@
     emu      emulated drives (nbdkit, nbdfuse, FUSE) with timed real I/O
     sshd     a real sshd on 127.0.0.1 (tests/ssh/sshd.py)
     ansible  a real ansible-playbook or ansible-test run
+    browser  a real headless browser (Debian's chromium) opens a page
 
 `make check` runs every test; `make check-quick` runs those that need
 none of these (the Makefile's QUICK, a marker expression), for the
@@ -27,6 +28,7 @@ MARKERS = {
     "emu": "starts emulated drives (nbdkit, nbdfuse) and times real I/O",
     "sshd": "starts a real sshd on 127.0.0.1",
     "ansible": "runs a real ansible-playbook or ansible-test",
+    "browser": "opens a page in a real headless chromium",
 }
 
 # The markers of the running test, set by tests/conftest.py before each

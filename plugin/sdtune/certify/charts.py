@@ -17,18 +17,20 @@ illumos console in the C locale.
   latency percentiles (p50/p99, microseconds) where the record has them;
   certify's verdict gives the same steps' p50/p99/p99.9 as one line per
   direction (queue_latency_lines);
-* the expected gain of each recommended tunable: its best metric's
+* the expected gain of each recommended tunable: its lead metric's
   ratio (times better) as a bar, with the 95 % interval, or why it has
   none (gain_chart; certify's verdict lists the same as lines).
 
 A bar is scaled to the largest value of its chart; a record without a
 phase's evidence (imported, or an older version) has no chart for it.
+Which arms and steps, and their numbers, come from records/series.py,
+which the SVG charts of the HTML report (report/) draw from too.
 Pure: returns lines.
 """
 
-import re
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, List, Sequence, Tuple
 
+from ..records import series
 from ..records.gains import NOT_MEASURED, lead_metric, headline
 from ..records.record import CertRecord
 
@@ -53,12 +55,6 @@ def bars(rows: Sequence[Row], width: int = WIDTH) -> List[str]:
     return out
 
 
-def _number(value: Any) -> Optional[float]:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value) if value == value and value >= 0 else None
-
-
 def micros(ns: float) -> str:
     """Nanoseconds as microseconds: three significant digits, whole
     microseconds from 100 up."""
@@ -70,89 +66,41 @@ def _us(ns: float) -> str:
     return micros(ns) + " us"
 
 
-def _arm_label(name: str, arm: Dict[str, Any]) -> str:
-    label = "%s B" % arm.get("bs", "?")
-    if arm.get("offset"):
-        label += " at +%s" % arm["offset"]
-    if arm.get("pattern") == "rand" or name.startswith("rand-"):
-        label += " random"
-    return label
-
-
 def sector_chart(rec: CertRecord) -> List[str]:
     """Cost per I/O by transfer size: sequential sizes first, smallest
-    first, then the misaligned and the random arms."""
-    arms = rec.evidence.get("sector")
-    if not isinstance(arms, dict):
-        return []
-    rows = []
-    for name, arm in arms.items():
-        lat = _number(arm.get("lat_median_ns")) if isinstance(arm, dict) \
-            else None
-        if lat is None:
-            continue
-        odd = bool(arm.get("offset")) or arm.get("pattern") == "rand" or \
-            name.startswith("rand-")
-        rows.append(((odd, name.startswith("rand-"), arm.get("bs") or 0),
-                     (_arm_label(name, arm), lat, _us(lat))))
+    first, then the misaligned and the random arms (series.sector_arms
+    chooses and orders them, for the SVG chart too)."""
+    rows = [(arm.label, arm.lat_ns, _us(arm.lat_ns))
+            for arm in series.sector_arms(rec)]
     if not rows:
         return []
-    rows.sort(key=lambda r: r[0])
     return ["cost per I/O by transfer size (median of the rounds):"] + \
-        bars([row for _, row in rows])
+        bars(rows)
 
 
 def cache_chart(rec: CertRecord) -> List[str]:
     """A write alone against a write and a flush."""
-    cache = rec.evidence.get("cache")
-    if not isinstance(cache, dict):
+    found = series.flush(rec)
+    if found is None:
         return []
-    write = _number(cache.get("write_lat_ns"))
-    flushed = _number(cache.get("write_flush_lat_ns"))
-    if write is None or flushed is None:
-        return []
-    ratio = " (%.2fx a write)" % (flushed / write) if write else ""
+    ratio = " (%.2fx a write)" % found.ratio if found.ratio else ""
     return ["cache flush, 4 KiB sequential writes:"] + bars([
-        ("write", write, _us(write)),
-        ("write + flush", flushed, _us(flushed) + ratio)])
-
-
-def _depth(name: str) -> int:
-    m = re.search(r"(\d+)$", name)
-    return int(m.group(1)) if m else 0
-
-
-def _queue_steps(rec: CertRecord, rw: str) -> List[Dict[str, Any]]:
-    """The queue-depth phase's steps of one direction, by depth."""
-    steps = rec.evidence.get("queue_depth")
-    if not isinstance(steps, dict):
-        return []
-    return [dict(step, qd=step.get("qd", _depth(name)))
-            for name, step in sorted(steps.items(),
-                                     key=lambda kv: _depth(kv[0]))
-            if isinstance(step, dict) and step.get("rw") == rw]
+        ("write", found.write_ns, _us(found.write_ns)),
+        ("write + flush", found.flushed_ns, _us(found.flushed_ns) + ratio)])
 
 
 def queue_chart(rec: CertRecord) -> List[str]:
     """IOPS by queue depth, writes then reads, with latency percentiles
     where the steps have them."""
     out: List[str] = []
-    for rw in ("write", "read"):
+    for rw in series.DIRECTIONS:
         rows = []
-        for step in _queue_steps(rec, rw):
-            # The rate after the warm-up (what the verdict's reason
-            # quotes) where the record has it; else the whole run's.
-            iops = _number(step.get("iops_steady"))
-            if iops is None:
-                iops = _number(step.get("iops"))
-            if iops is None:
-                continue
-            text = "%d IOPS" % round(iops)
-            p50, p99 = (_number(step.get(k)) for k in ("lat_p50_ns",
-                                                       "lat_p99_ns"))
-            if p50 is not None and p99 is not None:
-                text += ", p50 %s, p99 %s" % (_us(p50), _us(p99))
-            rows.append(("QD%s" % step["qd"], iops, text))
+        for step in series.queue_steps(rec, rw):
+            text = "%d IOPS" % round(step.iops)
+            if step.p50_ns is not None and step.p99_ns is not None:
+                text += ", p50 %s, p99 %s" % (_us(step.p50_ns),
+                                              _us(step.p99_ns))
+            rows.append(("QD%s" % step.qd, step.iops, text))
         if rows:
             out.append("random 4 KiB %ss by queue depth:" % rw)
             out += bars(rows)
@@ -164,14 +112,13 @@ def queue_latency_lines(rec: CertRecord) -> List[str]:
     per direction, p50/p99/p99.9 in microseconds at each depth; none for
     a record whose steps have no percentiles (imported, or older)."""
     out = []
-    for rw in ("write", "read"):
+    for rw in series.DIRECTIONS:
         cells = []
-        for step in _queue_steps(rec, rw):
-            ps = [_number(step.get(k)) for k in ("lat_p50_ns", "lat_p99_ns",
-                                                 "lat_p99_9_ns")]
+        for step in series.queue_steps(rec, rw):
+            ps = (step.p50_ns, step.p99_ns, step.p99_9_ns)
             if None not in ps:
-                cells.append("QD%s %s" % (step["qd"], "/".join(
-                    micros(p) for p in ps)))
+                cells.append("QD%s %s" % (step.qd, "/".join(
+                    micros(p) for p in ps)))  # type: ignore[arg-type]
         if cells:
             out.append("  %-14s p50/p99/p99.9 us: %s" % (
                 "%s latency:" % rw, ", ".join(cells)))

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
 from .reports import StepResult
-from .stats import Sample, prob_greater, prob_log_above, trimmed_mean
+from .stats import (Sample, level_interval, prob_greater, prob_log_above,
+                    trimmed_mean)
 
 # The smallest per-I/O penalty a comparison counts as a difference.
 MARGIN_PAIRED = 0.025
@@ -150,6 +151,13 @@ class PairedCosts(Costs):
                          if values else None,
                          "rounds": len(values),
                          "ios": self.ios.get(name, 0)}
+            interval = level_interval(values)
+            if interval is not None:
+                # The 95 % interval of lat_median_ns (the same trimmed
+                # mean): how well the rounds pin the cost down, drift
+                # between rounds included (the report draws it).
+                out[name]["lat_ci95_ns"] = [round(interval[0], 1),
+                                            round(interval[1], 1)]
         return out
 
 

@@ -201,9 +201,19 @@ def log_interval(diffs: Sequence[float], level: float = 0.95,
     confidence that the centre is above 0 (prob_log_above's test).  None
     when too few differences are known.  exp() of the first three is a
     ratio and its interval."""
-    y = yuen(diffs, trim)
+    bounds = level_interval(diffs, level, trim)
+    if bounds is None:
+        return None
+    return (trimmed_mean(diffs, trim), bounds[0], bounds[1],
+            prob_log_above(diffs, 0.0, trim))
+
+
+def level_interval(values: Sequence[float], level: float = 0.95,
+                   trim: float = 0.2) -> Optional[Tuple[float, float]]:
+    """The two-sided ``level`` interval of the trimmed mean of
+    ``values`` (Yuen), or None when too few are known."""
+    y = yuen(values, trim)
     if y is None:
         return None
     half = t_quantile(0.5 + level / 2, y.df) * y.se
-    return (y.centre, y.centre - half, y.centre + half,
-            prob_log_above(diffs, 0.0, trim))
+    return y.centre - half, y.centre + half

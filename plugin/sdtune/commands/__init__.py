@@ -10,6 +10,7 @@
 
     disks      disks
     certify    certify, infer, results
+    report     report
     tune       plan, apply, history, rollback, recover
     verify     verify
     audit      audit
@@ -24,12 +25,12 @@ the work, imported only when the command runs.
 
 from typing import Dict, List, Tuple
 
-from . import audit, certify, disks, sdconf, trace, tune, verify
+from . import audit, certify, disks, report, sdconf, trace, tune, verify
 
 TABLE: List[Tuple[str, object]] = [
     ("disks", disks), ("certify", certify), ("infer", certify),
-    ("results", certify), ("plan", tune), ("apply", tune),
-    ("verify", verify), ("audit", audit), ("history", tune),
+    ("results", certify), ("report", report), ("plan", tune),
+    ("apply", tune), ("verify", verify), ("audit", audit), ("history", tune),
     ("rollback", tune), ("recover", tune), ("trace", trace),
     ("sdconf", sdconf),
 ]
