@@ -18,8 +18,9 @@ illumos console in the C locale.
   certify's verdict gives the same steps' p50/p99/p99.9 as one line per
   direction (queue_latency_lines);
 * the expected gain of each recommended tunable: its lead metric's
-  ratio (times better) as a bar, with the 95 % interval, or why it has
-  none (gain_chart; certify's verdict lists the same as lines).
+  ratio (times better) as a bar on a log scale, with the 95 % interval,
+  or why it has none (gain_chart; certify's verdict lists the same as
+  lines).
 
 A bar is scaled to the largest value of its chart; a record without a
 phase's evidence (imported, or an older version) has no chart for it.
@@ -28,10 +29,11 @@ which the SVG charts of the HTML report (report/) draw from too.
 Pure: returns lines.
 """
 
+import math
 from typing import Any, List, Sequence, Tuple
 
 from ..records import series
-from ..records.gains import NOT_MEASURED, lead_metric, headline
+from ..records.gains import NOT_MEASURED, headline, lead_metric, metric_words
 from ..records.record import CertRecord
 
 WIDTH = 30
@@ -158,14 +160,16 @@ def gain_chart(rec: CertRecord, verdict: bool = False) -> List[str]:
             notes.append("  %s: not measured: %s" % (label, g.why or ""))
             continue
         text = "%.2fx %s [%.2f-%.2f]" % (
-            best.ratio, best.name, best.ci95[0], best.ci95[1])
+            best.ratio, metric_words(best), best.ci95[0], best.ci95[1])
         if not best.significant:
             text += " no measurable gain"
         if g.space_ratio is not None:
             text += ", space %.2fx" % g.space_ratio
-        rows.append((label, best.ratio, text))
-    return ["expected gain per tunable (times better, 95 %% interval)%s:"
-            % took] + bars(rows) + notes
+        # On a log scale: 1.5x and 20x both show (1.0x, no change, is
+        # no bar; a loss is none either, and its text says so).
+        rows.append((label, max(0.0, math.log2(best.ratio)), text))
+    return ["expected gain per tunable (times better, log scale, 95 %% "
+            "interval)%s:" % took] + bars(rows) + notes
 
 
 def record_charts(rec: CertRecord) -> List[str]:

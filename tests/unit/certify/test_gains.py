@@ -263,9 +263,22 @@ def test_certify_results_and_plan_lines():
         "    disksort:false            not measured",
         "                              nothing to measure"]
     chart = gain_chart(rec)
-    assert chart[0] == "expected gain per tunable (times better, 95 % " \
-        "interval) (measured in 9.5 s):"
+    assert chart[0] == "expected gain per tunable (times better, log " \
+        "scale, 95 % interval) (measured in 9.5 s):"
     assert chart[1].startswith("  physical-block-size:4096 " + "#" * 30)
     assert chart[1].endswith("1.50x iops [1.40-1.60], space 1.06x")
     assert chart[2] == "  disksort:false: not measured: nothing to measure"
     assert gain_chart(builders.cert_record()) == []
+
+
+def test_the_gain_bars_are_on_a_log_scale():
+    def tg(name, ratio):
+        m = Metric("iops", "IO/s", "higher", 1.0, ratio, ratio,
+                   (ratio * 0.9, ratio * 1.1), 0.99)
+        return TunableGain(name, 1, GAIN, "x", metrics=(m,))
+    rec = builders.cert_record()
+    rec.gains = Gains((tg("a", 2.0), tg("b", 16.0)))
+    chart = gain_chart(rec)
+    # log2: 1 against 4, so a quarter of the bar.
+    assert chart[1].startswith("  a:1 " + "#" * 8 + " ")
+    assert chart[2].startswith("  b:1 " + "#" * 30 + " 16.00x iops")
