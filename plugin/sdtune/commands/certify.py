@@ -125,6 +125,7 @@ def cmd_certify(host: "Host", state_dir: str, timing: "CertifySettings",
     from ..certify.certifier import (certify_origin, prepare,
                                      render_verdict, result_json,
                                      store_record, targets_locked)
+    from ..certify.charts import record_charts
     from ..certify.shelf import Shelf
     from .shelfview import ShelfView
     if jobs is not None and jobs < 1:
@@ -167,8 +168,15 @@ def cmd_certify(host: "Host", state_dir: str, timing: "CertifySettings",
         if as_json:
             out.write(to_json({"results": [result_json(r) for r in done]}))
         else:
+            # On a terminal the verdict is followed by its text charts
+            # (as `results DISK` shows them); a pipe or a log gets the
+            # verdict alone, as before.
+            charts = hasattr(out, "isatty") and out.isatty()
             for rec in done:
                 out.write(render_verdict(rec))
+                if charts:
+                    out.write("".join("%s\n" % line
+                                      for line in record_charts(rec)))
         notes = bottleneck_lines(outcome)
         notes += _suspects_of_run(host, state_dir, done)
         for line in notes:
