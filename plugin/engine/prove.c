@@ -22,9 +22,10 @@
  * only makes earlier writes durable, so prove is safe on pool members.
  *
  * The device is opened read-only: sdioctl() checks no write permission
- * for either request (only USCSICMD asks for privilege).  O_NDELAY, as
- * format and diskinfo open disks, so that a disk without a valid label
- * opens too; sd then sends TEST UNIT READY before the flush.
+ * for either request (only USCSICMD asks for privilege).  Not O_NDELAY:
+ * on a descriptor opened that way sd sends TEST UNIT READY to the drive
+ * before each flush while the label is not valid, which would time a
+ * drive round trip where sd answers the flush itself.
  *
  * Output, one JSON document:
  *	{"target", "media": {"lbsize_bytes", "pbsize_bytes",
@@ -131,7 +132,7 @@ sdio_prove_main(int argc, char **argv)
 		(void) fprintf(stderr, "sdio: out of memory\n");
 		return (SDIO_EXIT_SETUP);
 	}
-	if ((fd = open(dev, O_RDONLY | O_NDELAY)) < 0) {
+	if ((fd = open(dev, O_RDONLY)) < 0) {
 		(void) fprintf(stderr, "sdio: cannot open '%s': %s\n", dev,
 		    strerror(errno));
 		free(ns);

@@ -11,7 +11,7 @@
     disks      disks
     certify    certify, infer, results
     tune       plan, apply, history, rollback, recover
-    verify     verify
+    verify     verify, prove
     audit      audit
     trace      trace
     sdconf     sdconf check|show|set|unset|diff
@@ -29,7 +29,7 @@ from . import audit, certify, disks, sdconf, trace, tune, verify
 TABLE: List[Tuple[str, object]] = [
     ("disks", disks), ("certify", certify), ("infer", certify),
     ("results", certify), ("plan", tune), ("apply", tune),
-    ("verify", verify), ("audit", audit), ("history", tune),
+    ("verify", verify), ("prove", verify), ("audit", audit), ("history", tune),
     ("rollback", tune), ("recover", tune), ("trace", trace),
     ("sdconf", sdconf),
 ]
