@@ -129,7 +129,9 @@ def run_prove(args: argparse.Namespace, env: Env) -> int:
         order = {p.name: i for i, p in enumerate(proofs)}
         rows.sort(key=lambda r: order[r[0].name])
         env.out.write(render_table(PROVE_COLUMNS, rows, args.scripted))
-        for p in proofs:
+        # Why a disk is not proven, under the table (not in -H output,
+        # whose every line is a row).
+        for p in proofs if not args.scripted else []:
             if p.checks and p.details and p.state != "proven":
                 env.out.write("%s: %s\n" % (p.name, "; ".join(p.details)))
     for line in errors:

@@ -137,8 +137,9 @@ class Driver(abc.ABC):
         do for the disk and the kernel accepts, tunable -> value as
         written, limited to `proves`; NotSupported when the driver has
         nothing prove can show."""
-        raise NotSupported("%s: nothing to prove through the kernel's "
-                           "paths" % self.name)
+        raise NotSupported("prove", disk.name, "the %s driver has nothing "
+                           "to prove through the kernel's paths"
+                           % self.name)
 
     @abc.abstractmethod
     def verify_disk(self, conf: ConfFile, disk: Disk, flavour: str,

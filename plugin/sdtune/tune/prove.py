@@ -144,11 +144,14 @@ def parse_prove(text: str) -> Measured:
     media, flush = doc["media"], doc["flush"]
     try:
         return Measured(
-            lbsize_bytes=int(media["lbsize_bytes"]) if media else None,
-            pbsize_bytes=int(media["pbsize_bytes"]) if media else None,
-            flush_calls=int(flush["calls"]) if flush else 0,
-            flush_median_ns=int(flush["median_ns"]) if flush else None,
-            flush_p99_ns=int(flush["p99_ns"]) if flush else None,
+            lbsize_bytes=None if media is None
+            else int(media["lbsize_bytes"]),
+            pbsize_bytes=None if media is None
+            else int(media["pbsize_bytes"]),
+            flush_calls=0 if flush is None else int(flush["calls"]),
+            flush_median_ns=None if flush is None
+            else int(flush["median_ns"]),
+            flush_p99_ns=None if flush is None else int(flush["p99_ns"]),
             media_error=doc.get("media_error"),
             flush_error=doc.get("flush_error"))
     except (KeyError, TypeError, ValueError) as e:
@@ -178,7 +181,8 @@ def certified_flush_ns(disk: Disk, records: Sequence[CertRecord]
                        ) -> Optional[float]:
     """What a flush cost the drive when certify measured it: write +
     flush minus write, from the latest record of this unit (its serial),
-    else of its model (its key); None when no record measured it."""
+    else of its model (its key); None when no record measured it.  A
+    record of another key is never the disk's, whatever its serial."""
     def cost(rec: CertRecord) -> Optional[float]:
         ev = rec.evidence.get("cache") if isinstance(rec.evidence, dict) \
             else None
@@ -190,9 +194,10 @@ def certified_flush_ns(disk: Disk, records: Sequence[CertRecord]
             return None
         return float(wf) - float(w)
     ordered = sorted(records, key=lambda r: r.time, reverse=True)
+    ordered = [r for r in ordered if disk.key is not None and
+               r.key == disk.key]
     for same in (lambda r: disk.serial is not None and
-                 r.unit_serial == disk.serial,
-                 lambda r: disk.key is not None and r.key == disk.key):
+                 r.unit_serial == disk.serial, lambda r: True):
         for rec in ordered:
             if same(rec) and cost(rec) is not None:
                 return cost(rec)
@@ -351,7 +356,7 @@ def prove_all(host: Host, flavour: str, sources: Mapping[str, Source],
             asked = driver.asked(conf_of(driver), disk, flavour)
         except NotSupported as e:
             proofs.append(Proof(disk.name, disk.key, "not in effect", [],
-                                [str(e)]))
+                                [e.reason]))
             continue
         try:
             m = measure(host, disk, flushes)
