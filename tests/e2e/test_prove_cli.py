@@ -149,3 +149,38 @@ def test_bad_flush_count_is_usage(app):
     proc = app.sdtune("prove", "--flushes", "0")
     assert proc.returncode == 2
     assert "invalid count '0'" in proc.stderr
+
+
+def test_nvme_proves_the_physical_block_blkdev_reports(tmp_path):
+    """nvme-4k with the triplet in nvme.conf from boot: blkdev reports
+    4096 for both namespaces, and DKIOCGMEDIAINFOEXT says so; a disk
+    without a node cannot be proven."""
+    import json
+    with open(os.path.join(REPO, "tests/sim/scenarios/nvme-4k.json")) as f:
+        s = json.load(f)
+    names = []
+    for d in s["disks"]:
+        if d.get("driver") == "blkdev":
+            path = str(tmp_path / ("%s.img" % d["name"]))
+            with open(path, "wb") as f:
+                f.truncate(1 << 20)
+            d["device_file"] = path
+            names.append(d["name"])
+    s["nvme_conf"] = {"text": 'nvme-config-list = "INTEL SSDPE2KX020T8", '
+                      '"", "min-phys-block-size:4096";\n'}
+    app = Appliance.build(s, str(tmp_path / "app"))
+    proc = app.sdtune("prove", "-o", "json", *names)
+    assert proc.returncode == 0, proc.stderr
+    for name, p in proofs(proc).items():
+        assert p["state"] == "proven", p
+        c = check(p, "min-phys-block-size")
+        assert (c["expected"], c["measured"], c["agrees"]) == \
+            (4096, 4096, True)
+    # Without the triplet nothing is set: not in effect, and blkdev
+    # reports the 512-byte format in use.
+    s.pop("nvme_conf")
+    app = Appliance.build(s, str(tmp_path / "app2"))
+    got = proofs(app.sdtune("prove", "-o", "json", *names))
+    assert {p["state"] for p in got.values()} == {"not in effect"}
+    assert {check(p, "min-phys-block-size")["measured"]
+            for p in got.values()} == {512}

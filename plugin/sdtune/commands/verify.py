@@ -82,7 +82,7 @@ def _expected(c) -> str:
 
 def _measured(c) -> str:
     n = c.numbers
-    if c.tunable == "physical-block-size":
+    if c.tunable in ("physical-block-size", "min-phys-block-size"):
         return "-" if c.measured is None else \
             "DKIOCGMEDIAINFOEXT %s B" % c.measured
     if c.tunable == "cache-nonvolatile":

@@ -27,6 +27,8 @@ its .conf asks for (Driver.asked):
                        noisy record both ways.
   throttle-max         the throttle sd keeps (un_saved_throttle, as mdb
                        shows it to verify) equals the configured value
+  min-phys-block-size  (nvme) dki_pbsize equals the block blkdev must
+                       report with the minimum nvme.conf sets
 
 States: "proven" (configured, in effect by verify, every measurement
 agrees), "pending reboot" (verify: the disk attached before the .conf
@@ -241,6 +243,19 @@ def checks_of(asked: Mapping[str, str], provable: Sequence[str],
              "lbsize_bytes": m.lbsize_bytes},
             "DKIOCGMEDIAINFOEXT failed: %s" % m.media_error
             if m.media_error else "DKIOCGMEDIAINFOEXT dki_pbsize"))
+    if "min-phys-block-size" in provable:
+        # nvme: the value asked is the block blkdev must report with the
+        # minimum nvme.conf sets (drivers/nvme/verify.asked).
+        want = _int(asked.get("min-phys-block-size"))
+        out.append(Check(
+            "min-phys-block-size", want, m.pbsize_bytes,
+            None if want is None or m.pbsize_bytes is None
+            else m.pbsize_bytes == want,
+            {"expected_bytes": want, "pbsize_bytes": m.pbsize_bytes,
+             "lbsize_bytes": m.lbsize_bytes},
+            "DKIOCGMEDIAINFOEXT failed: %s" % m.media_error
+            if m.media_error else "DKIOCGMEDIAINFOEXT dki_pbsize (blkdev: "
+            "the best LBA format raised to the minimum)"))
     if "cache-nonvolatile" in provable:
         want_b = _true(asked.get("cache-nonvolatile"))
         ceiling = flush_ceiling_ns(certified)

@@ -152,8 +152,18 @@ def test_sd_proves_what_the_kernel_accepts_from_sd_conf():
                      "cache-nonvolatile": "true", "throttle-max": "32"}
 
 
-def test_nvme_has_nothing_to_prove():
-    assert DRIVERS["nvme"].proves == frozenset()
+def test_nvme_proves_blkdevs_physical_block_only():
+    assert DRIVERS["nvme"].proves == frozenset(("min-phys-block-size",))
+    asked = {"min-phys-block-size": "4096"}
+    checks = checks_of(asked, sorted(DRIVERS["nvme"].proves),
+                       Measured(512, 4096, 64, 900_000, 2_000_000), None,
+                       None)
+    assert [c.tunable for c in checks] == ["min-phys-block-size"]
+    assert decide(state("applied"), asked, checks).state == "proven"
+
+
+def test_a_driver_without_proof_says_not_supported():
+    from sdtune.drivers.base import Driver
     with pytest.raises(NotSupported, match="nothing to prove"):
-        DRIVERS["nvme"].asked(parse_bytes(b""), disk(driver="blkdev"),
-                              "nexenta")
+        Driver.asked(DRIVERS["nvme"], parse_bytes(b""),
+                     disk(driver="blkdev"), "nexenta")
