@@ -19,11 +19,11 @@ drive (tests/emu) that really takes the I/O:
                            was created with ashift 9
 
 and runs: disks, certify (and a refused certify of the pool member),
-plan, apply, verify, a simulated reboot, verify, audit and rollback, then
-writes the HTML report of the records (kept as /tmp/sdtune-demo-report.html)
-and shows one drive's record with its text charts; one
-step runs over SSH (`sdtune --host`), through a real OpenSSH server on
-127.0.0.1 that serves the same appliance (tests/ssh/sshd.py).
+plan, prove, apply, verify, a simulated reboot, verify, prove, audit and
+rollback, then writes the HTML report of the records (kept as
+/tmp/sdtune-demo-report.html) and shows one drive's record with its text
+charts; two steps run over SSH (`sdtune --host`), through a real OpenSSH
+server on 127.0.0.1 that serves the same appliance (tests/ssh/sshd.py).
 Everything lives in a temporary directory, removed at the end; the
 emulated drives are stopped whatever happens.
 """
@@ -82,7 +82,10 @@ class Demo:
             "name": "demo", "flavour": "nexenta", "hostname": "demo",
             "sd_conf": "nexenta",
             "disks": [
-                ssd("c5t0d0", 0, "ACME DC4K", "DC4K-0000", True, None),
+                # The pool member's node leads to c5t2d0's drive: prove
+                # (which writes nothing) reaches it through the pool's
+                # disk, and certify refuses it before any write.
+                ssd("c5t0d0", 0, "ACME DC4K", "DC4K-0000", True, d4k.path),
                 ssd("c5t1d0", 1, "ACME DC512N", "DC512N-01", True,
                     d512n.path),
                 ssd("c5t2d0", 2, "ACME DC4K", "DC4K-0001", True, d4k.path),
@@ -107,6 +110,10 @@ class Demo:
         self.say("The plan: one pair per model, each tunable with its "
                  "reason; what would be unsafe is held back.")
         self.sdtune("plan", "--save", plan)
+        self.say("Before apply, what the kernel's own paths show (no byte "
+                 "written, so the pool member too): 512-byte physical "
+                 "blocks, and every cache flush reaches the drive.")
+        self.sdtune("prove")
         self.sdtune("apply", plan, "--yes")
         self.say("sd reads sd.conf only when a disk attaches:")
         self.sdtune("verify")
@@ -114,6 +121,11 @@ class Demo:
         self.say("Simulated reboot.")
         self.app.reboot()
         self.sdtune("verify")
+        self.say("The proof, through the ioctls ZFS uses: the flushes of the "
+                 "drives with power-loss protection no longer reach them "
+                 "(microseconds, against the cost certify measured), and "
+                 "the kernel reports the physical block size applied.")
+        self.sdtune("prove")
         self.sdtune("disks")
         self.say("The audit: pool 'fast' was built with ashift 9 on drives "
                  "with 4 KiB pages.")
@@ -153,6 +165,10 @@ class Demo:
                      "appliance needs only the engine, no Python): the "
                      "same journal, the same answers.")
             self.sdtune("--host", sshd.alias, "history", config=config)
+            self.say("prove runs the engine on the appliance, as certify "
+                     "does: the same over SSH.")
+            self.sdtune("--host", sshd.alias, "prove", "c5t2d0",
+                        config=config)
 
 
 def main() -> int:

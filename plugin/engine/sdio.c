@@ -14,6 +14,7 @@
  *	sdio [options] TARGET
  *	sdio paired [options] --arm SPEC [--arm SPEC ...] TARGET
  *	sdio scsi inquiry|vpd PAGE|readcap16|modesense PAGE DEVICE [--json]
+ *	sdio prove [--flushes N] DEVICE
  *	sdio serve --root ROOT [--allow /POLICY]
  *	sdio diskmgt --diskmgt LIBPATH --nvpair LIBPATH [--no-inuse]
  *	sdio --version
@@ -36,6 +37,8 @@
  *	report.c	the run mode's JSON and human output
  *	paired.c	`sdio paired`
  *	scsi.c		`sdio scsi`, and the SCSI pass-through
+ *	prove.c		`sdio prove`, DKIOCGMEDIAINFOEXT and timed
+ *			DKIOCFLUSHWRITECACHE, writing nothing
  *	serve_*.c	`sdio serve`, sdtune's file and command server on
  *			stdin/stdout, for use over SSH
  *	diskmgt.c	`sdio diskmgt`, fixed disks and their in-use state from
@@ -53,12 +56,14 @@
  *		errors listed with op, offset and errno; sdio paired lists
  *		the rounds completed before it)
  *	4	a SCSI command failed or the target does not take SCSI
- *		commands (sdio scsi)
+ *		commands (sdio scsi); a disk ioctl failed (sdio prove: the
+ *		JSON is still printed, with the error)
  * sdio diskmgt exits 0 also when libdiskmgt is unavailable (the JSON
  * says so), 2 only when out of memory or when it cannot write.
  */
 
 #include "sdio.h"
+#include "prove.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -142,6 +147,8 @@ main(int argc, char **argv)
 	}
 	if (argc >= 2 && strcmp(argv[1], "scsi") == 0)
 		return (sdio_scsi_main(argc - 2, argv + 2));
+	if (argc >= 2 && strcmp(argv[1], "prove") == 0)
+		return (sdio_prove_main(argc - 2, argv + 2));
 	if (argc >= 2 && strcmp(argv[1], "serve") == 0)
 		return (sdio_serve_main(argc - 2, argv + 2));
 	if (argc >= 2 && strcmp(argv[1], "diskmgt") == 0)

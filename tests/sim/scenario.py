@@ -30,7 +30,7 @@ _DISK_KEYS = {
     "untagged_queueing", "removable", "hotpluggable", "busy",
     "device_file", "location", "faulty", "locate", "devid", "inq_vendor",
     "present", "thin", "inuse_unknown", "node_type", "driver", "model",
-    "solid_state"} | {
+    "solid_state", "dkio_ignores_sdconf"} | {
     # An NVMe namespace's controller and Identify data (nvme.py).
     "controller", "nsid", "nvme_version", "lba_formats", "lba_format",
     "vwc_present", "vwc_enabled_default"}
@@ -357,6 +357,7 @@ def _disk(raw: Dict) -> Dict:
     d.setdefault("locate", None)
     d.setdefault("present", True)
     d.setdefault("thin", False)
+    d.setdefault("dkio_ignores_sdconf", False)
     d.setdefault("inuse_unknown", None)
     if d["inuse_unknown"] is True:
         d["inuse_unknown"] = 5

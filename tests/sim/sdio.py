@@ -12,22 +12,40 @@ files that take no SCSI commands (a disk under blkdev takes none at all,
 as on illumos); every other use runs the REAL engine
 (plugin/engine/sdio), so the I/O measured is real.
 
+`sdio prove` runs the real engine too, with the simulated sd's answer to
+its two disk ioctls preloaded (dkioshim.c, built here once per source
+and cached under .build/): dkio() decides from the sd_lun the simulated
+kernel attached the disk with what DKIOCGMEDIAINFOEXT reports and
+whether DKIOCFLUSHWRITECACHE reaches the drive, so that a flush sd would
+send costs what the emulated drive behind the node charges for it.
+
 The disk is found from the target path: /dev/rdsk/<name>[sp]N under the
 appliance's root.
 """
 
+import hashlib
 import json
 import os
 import re
 import shlex
+import shutil
+import subprocess
+import tempfile
 from typing import Dict, Optional, Tuple
+
+from . import kernel
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 ENGINE = os.path.join(REPO, "plugin", "engine", "sdio")
-# The one use the simulator answers itself (scsi()); every other use
-# is the engine's.
-SIMULATED = "scsi"
+# The uses the simulator answers itself (scsi()) or sets up (prove());
+# every other use is the engine's alone.
+SIMULATED = ("scsi", "prove")
+SHIM_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           "dkioshim.c")
+SHIM_CACHE = os.path.join(os.path.dirname(SHIM_SOURCE), ".build")
+# What tells the shim the simulated sd's answers (dkioshim.c).
+SHIM_ENV = "SDTUNE_SIM_DKIO"
 _NAME = re.compile(r"^(c[0-9]+(?:t[0-9A-Fa-f]+)?d[0-9]+)(?:[sp][0-9]+)?$")
 
 
@@ -100,17 +118,115 @@ def scsi(state: Dict, args) -> Tuple[str, str, int]:
     return json.dumps(doc) + "\n", "", 0
 
 
+def _rc16_pbsize(d: Dict) -> Optional[int]:
+    """The physical block a fresh READ CAPACITY(16) reports (None: it
+    fails)."""
+    if d.get("rc16") is None:
+        return None
+    return d["logical_block"] << d["rc16"]
+
+
+def dkio(state: Dict, d: Dict) -> Optional[str]:
+    """SHIM_ENV for disk ``d``: "LBSIZE PBSIZE CAPACITY drive|none", or
+    None when no unit is attached (the engine then meets the node as
+    it is).
+
+    sd (facts §6.1, §6.4): dki_pbsize is, on NexentaStor, un_phy_blocksize
+    as sd.conf set it, else the larger of it and what a fresh READ
+    CAPACITY(16) reports (upstream: always the larger); a flush reaches
+    the drive unless un_f_suppress_cache_flush is set or the write cache
+    is off.  blkdev: 1 << d_pblkshift, and the flush reaches the drive
+    while its volatile write cache is on.  A disk with
+    ``dkio_ignores_sdconf`` answers as if sd.conf set nothing for it,
+    whatever sd_lun says: the kernel whose paths disagree with its soft
+    state, which prove must call contradicted."""
+    lb = d["logical_block"]
+    cap = d["blocks"]
+    if not kernel.is_sd(d):
+        from . import nvme
+        if not state["present"][d["name"]]:
+            return None
+        pb = 1 << nvme.blkshifts(state, d)[1]
+        c = nvme.controller_state(state, d["controller"]) \
+            if d.get("model") else None
+        flush = "drive" if c is None or c.get("vwc_enabled") else "none"
+        return "%d %d %d %s" % (lb, pb, cap, flush)
+    u = kernel.unit_of(state, d["name"])
+    if u is None:
+        return None
+    f = u["fields"]
+    device = _rc16_pbsize(d)
+    if d["dkio_ignores_sdconf"]:
+        pb, flush = device or lb, "drive" if d["wce"] else "none"
+        return "%d %d %d %s" % (lb, pb, cap, flush)
+    pb = f["un_phy_blocksize"]
+    if not (state["flavour"] == "nexenta" and
+            f.get("un_f_sdconf_phy_blocksize")):
+        pb = max(pb, device or 0)
+    suppressed = f["un_f_suppress_cache_flush"] or \
+        not f["un_f_write_cache_enabled"]
+    return "%d %d %d %s" % (lb, pb, cap, "none" if suppressed else "drive")
+
+
+def shim() -> str:
+    """The built dkioshim.so, compiled at most once per source."""
+    with open(SHIM_SOURCE, "rb") as f:
+        source = f.read()
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        raise RuntimeError("no C compiler (cc or gcc) for dkioshim.c")
+    cmd = [cc, "-shared", "-fPIC", "-O2", "-Wall", "-Werror"]
+    key = hashlib.sha256(source + " ".join(cmd).encode()).hexdigest()[:20]
+    out = os.path.join(SHIM_CACHE, key, "dkioshim.so")
+    if os.path.exists(out):
+        return out
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(out), suffix=".tmp")
+    os.close(fd)
+    try:
+        proc = subprocess.run(cmd + ["-o", tmp, SHIM_SOURCE, "-ldl"],
+                              capture_output=True, text=True, timeout=120,
+                              check=False)
+        if proc.returncode != 0:
+            raise RuntimeError("cannot compile %s: %s"
+                               % (SHIM_SOURCE, proc.stderr.strip()))
+        # Concurrent builders race harmlessly: the rename is atomic.
+        os.replace(tmp, out)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return out
+
+
+def prove(state: Dict, args) -> Tuple[str, str, int]:
+    """Run the real engine's prove with the simulated sd's answers."""
+    env = dict(os.environ)
+    target = next((a for a in args if a.startswith("/")), None)
+    d = _disk(state, target) if target else None
+    answer = dkio(state, d) if d is not None else None
+    if answer is not None:
+        try:
+            env["LD_PRELOAD"] = shim()
+        except RuntimeError as e:
+            return "", "sdio: %s\n" % e, 2
+        env[SHIM_ENV] = answer
+    os.execve(ENGINE, [ENGINE, "prove"] + list(args), env)
+    raise AssertionError("not reached")
+
+
 def wrapper(runner: str) -> str:
     """The body of bin/sdio: the engine itself, straight from the shell
     (no Python first, and the engine is the wrapper's own process, as
-    make faults' strace and kills need), but for the SIMULATED use,
-    which ``runner`` (fakecmd) answers."""
+    make faults' strace and kills need), but for the SIMULATED uses,
+    which ``runner`` (fakecmd) answers or sets up."""
     return ("case $1 in\n%s) exec %s \"$@\" ;;\nesac\nexec %s \"$@\"\n"
-            % (SIMULATED, runner, shlex.quote(ENGINE)))
+            % ("|".join(SIMULATED), runner, shlex.quote(ENGINE)))
 
 
 def main(state: Dict, args) -> Tuple[str, str, int]:
-    if args and args[0] == SIMULATED:
+    if args and args[0] == "scsi":
         return scsi(state, args[1:])
+    if args and args[0] == "prove":
+        return prove(state, args[1:])
     os.execv(ENGINE, [ENGINE] + list(args))
     raise AssertionError("not reached")

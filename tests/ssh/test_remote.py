@@ -366,3 +366,33 @@ def test_one_session_answers_each_of_several_threads(tmp_path, sshd):
         assert len(os.listdir(directory)) == 90
     finally:
         host.close()
+
+
+def test_prove_over_ssh_runs_the_engine_on_the_appliance(tmp_path, sshd):
+    """prove needs no code of its own over --host: the engine it runs is
+    the appliance's (here the simulated appliance's, whose sd answers
+    the ioctls), so local and remote say the same."""
+    from tests.e2e.proving import (FREE_DISK, IGNORING_DISK, check,
+                                   proofs, scenario)
+    blocks = (1 << 20) // 512
+    devices = {}
+    for name in (FREE_DISK, IGNORING_DISK):
+        path = str(tmp_path / name)
+        with open(path, "wb") as f:
+            f.truncate(blocks * 512)
+        devices[name] = path
+    s = scenario(devices, blocks)
+    s["sd_conf"] = {"shape": "nexenta", "pairs": [
+        ["ATA     ACME DC4K", "physical-block-size:4096,"
+         "cache-nonvolatile:true"]]}
+    app = Appliance.build(s, str(tmp_path / "app"))
+    config = remote_config(app, sshd)
+    local = app.sdtune("prove", "-o", "json", FREE_DISK, IGNORING_DISK)
+    remote = app.sdtune("--host", sshd.alias, "prove", "-o", "json",
+                        FREE_DISK, IGNORING_DISK, config=config)
+    assert local.returncode == remote.returncode == 1, remote.stderr
+    for got in (proofs(local), proofs(remote)):
+        assert got[FREE_DISK]["state"] == "proven"
+        assert got[IGNORING_DISK]["state"] == "contradicted"
+        assert check(got[FREE_DISK], "physical-block-size")["measured"] == \
+            4096

@@ -28,6 +28,7 @@ from sdtune.commands.disks import COLUMNS as DISKS_COLUMNS
 from sdtune.findings import CATALOGUE
 from sdtune.commands.tune import HISTORY_COLUMNS
 from sdtune.commands.verify import COLUMNS as VERIFY_COLUMNS
+from sdtune.commands.verify import PROVE_COLUMNS
 from sdtune.drivers.diskstate import STATES
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -173,7 +174,8 @@ def test_findings_section_has_every_catalogue_entry():
 
 @pytest.mark.parametrize("table,columns", [
     ("disks", DISKS_COLUMNS), ("results", RESULT_COLUMNS),
-    ("verify", VERIFY_COLUMNS), ("history", HISTORY_COLUMNS)])
+    ("verify", VERIFY_COLUMNS), ("prove", PROVE_COLUMNS),
+    ("history", HISTORY_COLUMNS)])
 def test_output_fields_name_every_column(table, columns):
     lines = section(read(PAGE8), "OUTPUT FIELDS")
     start = lines.index(".Ss " + table) + 1

@@ -12,7 +12,7 @@
     certify    certify, infer, results
     report     report
     tune       plan, apply, history, rollback, recover
-    verify     verify
+    verify     verify, prove
     audit      audit
     trace      trace
     sdconf     sdconf check|show|set|unset|diff
@@ -30,7 +30,8 @@ from . import audit, certify, disks, report, sdconf, trace, tune, verify
 TABLE: List[Tuple[str, object]] = [
     ("disks", disks), ("certify", certify), ("infer", certify),
     ("results", certify), ("report", report), ("plan", tune),
-    ("apply", tune), ("verify", verify), ("audit", audit), ("history", tune),
+    ("apply", tune), ("verify", verify), ("prove", verify),
+    ("audit", audit), ("history", tune),
     ("rollback", tune), ("recover", tune), ("trace", trace),
     ("sdconf", sdconf),
 ]

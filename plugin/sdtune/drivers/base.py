@@ -22,7 +22,7 @@ which driver a disk has.
 """
 
 import abc
-from typing import FrozenSet, List, Mapping, Optional, Tuple
+from typing import Dict, FrozenSet, List, Mapping, Optional, Tuple
 
 from ..errors import UsageError
 from ..inventory.disks import Disk
@@ -52,6 +52,11 @@ class Driver(abc.ABC):
     # Whether its proposals draw on the known-drives table (sdtune.conf
     # known_drives: VID/PID patterns).
     reads_known_drives: bool = False
+    # The tunables `prove` can show in effect through the kernel's own
+    # paths (DKIOCGMEDIAINFOEXT, DKIOCFLUSHWRITECACHE, the throttle mdb
+    # reads); empty: the driver has nothing to prove, and asked()
+    # answers NotSupported.
+    proves: FrozenSet[str] = frozenset()
 
     @property
     def conf_name(self) -> str:
@@ -125,6 +130,16 @@ class Driver(abc.ABC):
                 options: Overrides) -> Proposed:
         """What `plan` proposes for the .conf `text`, with every screen
         applied: the changes, and what was held back and why."""
+
+    def asked(self, conf: ConfFile, disk: Disk, flavour: str
+              ) -> Dict[str, str]:
+        """What the .conf the kernel reads (`conf`) asks the kernel to
+        do for the disk and the kernel accepts, tunable -> value as
+        written, limited to `proves`; NotSupported when the driver has
+        nothing prove can show."""
+        raise NotSupported("prove", disk.name, "the %s driver has nothing "
+                           "to prove through the kernel's paths"
+                           % self.name)
 
     @abc.abstractmethod
     def verify_disk(self, conf: ConfFile, disk: Disk, flavour: str,

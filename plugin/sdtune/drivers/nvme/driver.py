@@ -14,7 +14,7 @@ drivers/nvme/verify.py.  It has no INQUIRY ids and no flavours: the
 flavour asked for is ignored.
 """
 
-from typing import List, Mapping, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Tuple
 
 from ...driverconf.edit import Edit
 from ...driverconf.parser import ConfFile, Diagnostic
@@ -34,6 +34,9 @@ class NvmeDriver(Driver):
     list_property = "nvme-config-list"
     key_rule = "model of 1 to %d characters" % MODEL_LEN
     tunables = frozenset(TUNABLES)
+    # blkdev's physical block, through DKIOCGMEDIAINFOEXT; the write
+    # cache setting is not told apart by a flush's time here.
+    proves = frozenset(("min-phys-block-size",))
 
     def attaches(self, disk: Disk) -> bool:
         # An NVMe namespace: nvmeadm knows it (virtio's blkdev disks are
@@ -94,6 +97,10 @@ class NvmeDriver(Driver):
         # speaks of an NVMe model (reads_known_drives is False).
         return propose.propose(text, evidence.inventory, evidence.records,
                                options)
+
+    def asked(self, conf: ConfFile, disk: Disk, flavour: str
+              ) -> Dict[str, str]:
+        return verify.asked(conf, disk)
 
     def verify_disk(self, conf: ConfFile, disk: Disk, flavour: str,
                     failed: Optional[Mapping[str, str]] = None,

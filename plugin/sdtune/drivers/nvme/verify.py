@@ -39,10 +39,11 @@ get-features shows.  States, as for sd disks (tune/verify.py):
 Pure: works on the inventory and parsed files.
 """
 
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ...inventory.disks import Disk
-from ...nvmeconf.model import APPLIED, NvmeEvaluation
+from ...nvmeconf.model import APPLIED, GLOBAL_MIN_BLOCK, MIN_BLOCK
+from ...nvmeconf.model import NvmeEvaluation
 from ...nvmeconf.model import evaluate as nvme_evaluate
 from ...driverconf.parser import ConfFile
 from ..diskstate import DiskState, Elsewhere
@@ -81,6 +82,21 @@ def _ignored(ev: NvmeEvaluation) -> List[str]:
     out += ["%s: %s" % (name, g.problem) for name, g in
             sorted(ev.globals.origins.items()) if g.problem]
     return out
+
+
+def asked(conf: ConfFile, disk: Disk) -> Dict[str, str]:
+    """For `prove`: when nvme.conf sets a minimum physical block for the
+    namespace's controller (a triplet the driver takes, or the global),
+    min-phys-block-size -> the size blkdev must then report, which is
+    what DKIOCGMEDIAINFOEXT answers; else nothing."""
+    if disk.nvme is None:
+        return {}
+    ev, size, _ = _expected(conf, disk)
+    set_here = any(e.name == MIN_BLOCK for e in ev.effects
+                   if e.outcome == APPLIED) or any(
+        g.source == "file" and name == GLOBAL_MIN_BLOCK
+        for name, g in ev.globals.origins.items())
+    return {MIN_BLOCK: str(size)} if set_here and size is not None else {}
 
 
 def verify_nvme_disk(conf: ConfFile, disk: Disk,

@@ -12,7 +12,7 @@ drivers/sd/propose.py and verified against mdb's sd_lun by
 drivers/sd/verify.py.
 """
 
-from typing import List, Mapping, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Tuple
 
 from ...inventory.disks import Disk
 from ...driverconf.edit import Edit
@@ -34,6 +34,8 @@ class SdDriver(Driver):
     key_rule = "%d-character key" % KEY_LEN
     tunables = frozenset(TUNABLE_BY_NAME)
     reads_known_drives = True
+    proves = frozenset(("physical-block-size", "cache-nonvolatile",
+                        "throttle-max"))
 
     def attaches(self, disk: Disk) -> bool:
         return disk.driver == "sd"
@@ -88,6 +90,13 @@ class SdDriver(Driver):
                 options: Overrides) -> Proposed:
         return propose.propose(text, flavour, evidence.inventory,
                                evidence.records, evidence.table, options)
+
+    def asked(self, conf: ConfFile, disk: Disk, flavour: str
+              ) -> Dict[str, str]:
+        if disk.vid is None or disk.pid is None:
+            return {}
+        return {t: v for t, v in verify.asked(conf, disk, flavour).items()
+                if t in self.proves}
 
     def verify_disk(self, conf: ConfFile, disk: Disk, flavour: str,
                     failed: Optional[Mapping[str, str]] = None,

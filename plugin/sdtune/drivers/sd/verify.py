@@ -17,7 +17,7 @@ CAPACITY(16) or, on upstream kernels, lower than the drive reports
 (§6.1).  Pure: works on the inventory and parsed files.
 """
 
-from typing import Dict, List, Mapping, Optional
+from typing import Dict, List, Mapping, Optional, Tuple
 
 from ...inventory.disks import Disk
 from ...sdconf.match import Identity
@@ -121,18 +121,34 @@ def _lost_at_reboot(ev: Evaluation, ident: Identity, flavour: str,
         elsewhere.next_where, _differences(ev, nxt))
 
 
-def _kernel_state(ev: Evaluation, disk: Disk, flavour: str) -> DiskState:
-    """applied, pending reboot, not matched or ignored by sd: the
-    kernel's values against `ev`, the effective sd.conf's for the disk
-    (whose values were read)."""
-    ignored, pending = [], []
+def _asked(ev: Evaluation) -> Tuple[Dict[str, str], List[str]]:
+    """The settings sd accepts for the disk (tunable -> value; the last
+    matching pair wins) and those it ignores, as "name:value (why)"."""
     asked: Dict[str, str] = {}
+    ignored: List[str] = []
     for effect in ev.matched:
         for r in effect.results:
             if r.accepted:
                 asked[(r.name or "").lower()] = r.value
             else:
                 ignored.append("%s:%s (%s)" % (r.name, r.value, r.reason))
+    return asked, ignored
+
+
+def asked(conf: ConfFile, disk: Disk, flavour: str) -> Dict[str, str]:
+    """What sd.conf (`conf`, the file the kernel reads) asks sd to do
+    for the disk and sd accepts: the values `prove` checks against the
+    kernel's paths."""
+    ident = Identity.of_inquiry(disk.vid, disk.pid, disk.firmware)
+    return _asked(evaluate(conf, ident, flavour))[0]
+
+
+def _kernel_state(ev: Evaluation, disk: Disk, flavour: str) -> DiskState:
+    """applied, pending reboot, not matched or ignored by sd: the
+    kernel's values against `ev`, the effective sd.conf's for the disk
+    (whose values were read)."""
+    pending: List[str] = []
+    asked, ignored = _asked(ev)
     kv = disk.kernel_values
     # Every field sd.conf can set is compared, also when the current file
     # no longer sets it: a disk attached under an earlier sd.conf keeps
