@@ -184,3 +184,32 @@ def test_nvme_proves_the_physical_block_blkdev_reports(tmp_path):
     assert {p["state"] for p in got.values()} == {"not in effect"}
     assert {check(p, "min-phys-block-size")["measured"]
             for p in got.values()} == {512}
+
+
+def test_the_last_proof_of_every_disk_goes_into_the_report(app, tmp_path):
+    """prove keeps its proofs of every disk for `sdtune report` (which
+    runs nothing itself); a proof of some disks only is not kept, and a
+    report without any proof says how to get one."""
+    inject_record(app, KEY, {"physical-block-size": 4096})
+    page = app.sdtune("report", "-o", "-")
+    assert "Not part of this report" in page.stdout
+    kept = os.path.join(app.root, "var", "sdtune", "prove.json")
+    assert app.sdtune("prove", FREE_DISK).returncode == 0
+    assert not os.path.exists(kept)
+    assert app.sdtune("prove").returncode == 0
+    assert os.path.exists(kept)
+    page = app.sdtune("report", "-o", "-")
+    assert page.returncode == 0, page.stderr
+    section = page.stdout.split("<h2>Proof after apply</h2>", 1)[1]
+    for name in app.devices:
+        assert "<td>%s</td>" % name in section
+    assert "not in effect" in section
+    assert "physical-block-size not configured, kernel 512" in section
+    assert "flush median" in section
+    # Damaged: the report is still made, with a warning naming the file.
+    with open(kept, "w") as f:
+        f.write("{")
+    page = app.sdtune("report", "-o", "-")
+    assert page.returncode == 0
+    assert "prove.json' is not a proof sdtune wrote" in page.stderr
+    assert "Not part of this report" in page.stdout

@@ -36,8 +36,15 @@ def add_parser(sub, name: str) -> None:
 
 
 def run(args: argparse.Namespace, env: Env) -> int:
+    from ..tune.prove import load_proofs
+    # The proof after apply: what the last `sdtune prove` of every disk
+    # found, kept in the state directory (none: the section says how to
+    # get one).
+    proofs, problem = load_proofs(env.host, env.cfg.state_dir)
+    if problem:
+        env.err.write("sdtune: warning: %s\n" % problem)
     return cmd_report(env.host, env.cfg.state_dir, args.which, args.output,
-                      env.out, env.err)
+                      env.out, env.err, proofs)
 
 
 def cmd_report(host: "Host", state_dir: str, which: Sequence[str],

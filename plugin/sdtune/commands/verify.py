@@ -21,7 +21,7 @@ disk that could not be proven."""
 
 import argparse
 
-from ..errors import EXIT_FAILED, EXIT_OK, EXIT_PROBLEMS
+from ..errors import EXIT_FAILED, EXIT_OK, EXIT_PROBLEMS, SdtuneError
 from ..tables import render_table, to_json
 from .base import Env, json_output
 
@@ -110,7 +110,8 @@ PROVE_COLUMNS = [
 def run_prove(args: argparse.Namespace, env: Env) -> int:
     from ..inventory.disks import take_inventory
     from ..records import storage
-    from ..tune.prove import FLUSHES, PROBLEMS, prove_all
+    from ..certify.travel import time_iso
+    from ..tune.prove import FLUSHES, PROBLEMS, prove_all, save_proofs
     site = env.recovered_site(args)
     inv = take_inventory(env.host)
     for note in site.platform.warnings():
@@ -136,6 +137,15 @@ def run_prove(args: argparse.Namespace, env: Env) -> int:
                 env.out.write("%s: %s\n" % (p.name, "; ".join(p.details)))
     for line in errors:
         env.err.write("sdtune: %s\n" % line)
+    if proofs and not args.disks:
+        # Kept for `sdtune report` (the proof after apply); a proof of
+        # some disks only would stand for the whole appliance there.
+        try:
+            save_proofs(env.host, site.state_dir, proofs,
+                        time_iso(env.host.now()))
+        except SdtuneError as e:
+            env.err.write("sdtune: warning: the proofs are not kept for "
+                          "sdtune report: %s\n" % e)
     if errors:
         return EXIT_FAILED
     return EXIT_PROBLEMS if any(p.state in PROBLEMS for p in proofs) \

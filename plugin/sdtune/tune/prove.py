@@ -383,3 +383,83 @@ def prove_all(host: Host, flavour: str, sources: Mapping[str, Source],
                            disk.kernel_values.get("un_saved_throttle"))
         proofs.append(decide(verified, asked, checks))
     return proofs, errors
+
+
+# -- the last proof, kept for the report ----------------------------------
+
+# The last `sdtune prove` run's proofs, in the state directory, for
+# `sdtune report` (which draws from what is stored, and runs nothing).
+PROOFS_NAME = "prove.json"
+PROOFS_VERSION = 1
+PROOFS_LIMIT = 4 << 20
+
+
+def proofs_path(host: Host, state_dir: str) -> str:
+    return host.sys_path(state_dir.rstrip("/") + "/" + PROOFS_NAME)
+
+
+def save_proofs(host: Host, state_dir: str, proofs: Sequence[Proof],
+                time_iso: str) -> None:
+    """Keep this run's proofs (replacing the last run's, all or
+    nothing): {"version", "time", "disks": [Proof.to_json()]}."""
+    host.mkdirs(host.sys_path(state_dir))
+    doc = {"version": PROOFS_VERSION, "time": time_iso,
+           "disks": [p.to_json() for p in proofs]}
+    host.write_atomic(proofs_path(host, state_dir),
+                      (json.dumps(doc, indent=1) + "\n").encode("utf-8"),
+                      mode=0o644)
+
+
+def load_proofs(host: Host, state_dir: str
+                ) -> Tuple[Optional[List[Dict[str, object]]], Optional[str]]:
+    """The last run's proofs as the report's rows ({"disk", "state",
+    "details", "proved"}), or (None, why not) when there is none or it
+    cannot be read (a report is still made without them)."""
+    path = proofs_path(host, state_dir)
+    if not host.exists(path):
+        return None, None
+    try:
+        doc = json.loads(host.read_bytes(path, limit=PROOFS_LIMIT)
+                         .decode("utf-8"))
+    except SdtuneError as e:
+        return None, "cannot read '%s': %s" % (path, e.reason)
+    except (UnicodeDecodeError, ValueError):
+        return None, "'%s' is not a proof sdtune wrote: not JSON" % path
+    try:
+        if doc["version"] != PROOFS_VERSION:
+            raise ValueError
+        rows = [{"disk": str(d["name"]), "state": str(d["state"]),
+                 "details": "; ".join(
+                     [check_text(c) for c in d["checks"]] +
+                     ([str(d["details"])] if d.get("details") else [])),
+                 "proved": str(doc["time"])} for d in doc["disks"]]
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None, "'%s' is not a proof sdtune wrote" % path
+    return rows, None
+
+
+def _us(ns: object) -> str:
+    return "%.3g us" % (ns / 1000.0) \
+        if isinstance(ns, (int, float)) and not isinstance(ns, bool) \
+        else "-"
+
+
+def check_text(c: Mapping[str, object]) -> str:
+    """One check of a stored proof in words, with its numbers."""
+    name = c.get("tunable")
+    applied = "not configured" if c.get("expected") is None \
+        else "applied %s" % _value(c.get("expected"))
+    if name == "cache-nonvolatile":
+        seen = "flush median %s, p99 %s (certified %s, ceiling %s)" % (
+            _us(c.get("flush_median_ns")), _us(c.get("flush_p99_ns")),
+            _us(c.get("certified_flush_ns")), _us(c.get("ceiling_ns")))
+    else:
+        seen = "kernel %s" % _value(c.get("measured"))
+    agrees = c.get("agrees")
+    verdict = "" if agrees is None else \
+        ": agrees" if agrees else ": disagrees"
+    return "%s %s, %s%s" % (name, applied, seen, verdict)
+
+
+def _value(v: object) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
