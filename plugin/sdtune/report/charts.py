@@ -31,7 +31,7 @@ import math
 from typing import List, Optional, Sequence, Set, Tuple
 
 from ..records import series
-from ..records.gains import Gains
+from ..records.gains import Gains, metric_words
 from ..records.record import CertRecord
 from . import svg
 
@@ -186,17 +186,18 @@ def gains_chart(gains: Optional[Gains]) -> Optional[str]:
     ratios: List[float] = [1.0]
     for i, g in enumerate(gains.tunables):
         style = svg.STYLES[i % len(svg.STYLES)]
-        name = "%s=%s" % (g.tunable, _value(g.value))
-        if not g.metrics:
-            rows.append(svg.Row(name, text=g.status + (
-                ": " + g.why if g.why else ""), style=style))
-            continue
+        # The tunable heads its rows, each metric a row of its own in
+        # words (a label of both would be clipped); why a tunable has no
+        # metric is in the table under the chart.
+        rows.append(svg.Row("%s=%s" % (g.tunable, _value(g.value)),
+                            text="" if g.metrics else g.status,
+                            style=style))
         for m in g.metrics:
             ratios += [m.ratio, m.ci95[0], m.ci95[1]]
             verdict = "gain" if m.significant else "loss" if m.loss \
                 else "no measurable gain"
-            rows.append(svg.Row("%s: %s" % (name, m.name), m.ratio,
-                                m.ci95, style=style,
+            rows.append(svg.Row(metric_words(m), m.ratio, m.ci95,
+                                style=style,
                                 text="%.2fx %s" % (m.ratio, verdict)))
     lo, hi = min(ratios), max(ratios)
     axis = svg.Axis("times better with the tunable (ratio, 95 % interval)",
