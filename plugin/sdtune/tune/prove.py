@@ -233,29 +233,24 @@ def checks_of(asked: Mapping[str, str], provable: Sequence[str],
               throttle: Optional[int]) -> List[Check]:
     """One check per tunable the driver can prove, configured or not."""
     out = []
-    if "physical-block-size" in provable:
-        want = _int(asked.get("physical-block-size"))
+    # The block the kernel reports: sd's physical-block-size, or (nvme)
+    # the block blkdev must report with the minimum nvme.conf sets
+    # (drivers/nvme/verify.asked).
+    for tunable, source in (
+            ("physical-block-size", "DKIOCGMEDIAINFOEXT dki_pbsize"),
+            ("min-phys-block-size", "DKIOCGMEDIAINFOEXT dki_pbsize "
+             "(blkdev: the best LBA format raised to the minimum)")):
+        if tunable not in provable:
+            continue
+        want = _int(asked.get(tunable))
         out.append(Check(
-            "physical-block-size", want, m.pbsize_bytes,
+            tunable, want, m.pbsize_bytes,
             None if want is None or m.pbsize_bytes is None
             else m.pbsize_bytes == want,
             {"expected_bytes": want, "pbsize_bytes": m.pbsize_bytes,
              "lbsize_bytes": m.lbsize_bytes},
             "DKIOCGMEDIAINFOEXT failed: %s" % m.media_error
-            if m.media_error else "DKIOCGMEDIAINFOEXT dki_pbsize"))
-    if "min-phys-block-size" in provable:
-        # nvme: the value asked is the block blkdev must report with the
-        # minimum nvme.conf sets (drivers/nvme/verify.asked).
-        want = _int(asked.get("min-phys-block-size"))
-        out.append(Check(
-            "min-phys-block-size", want, m.pbsize_bytes,
-            None if want is None or m.pbsize_bytes is None
-            else m.pbsize_bytes == want,
-            {"expected_bytes": want, "pbsize_bytes": m.pbsize_bytes,
-             "lbsize_bytes": m.lbsize_bytes},
-            "DKIOCGMEDIAINFOEXT failed: %s" % m.media_error
-            if m.media_error else "DKIOCGMEDIAINFOEXT dki_pbsize (blkdev: "
-            "the best LBA format raised to the minimum)"))
+            if m.media_error else source))
     if "cache-nonvolatile" in provable:
         want_b = _true(asked.get("cache-nonvolatile"))
         ceiling = flush_ceiling_ns(certified)
