@@ -45,6 +45,7 @@ from .importers import Imported, classify, read_benchmark
 from .recommend import nvme_queue, recommend, recommend_nvme
 from ..records.gains import Gains
 from ..records.record import CertRecord, QueueDepth
+from ..sdconf.tunables import settings_text
 from .reports import StepResult
 from .runner import (Progress, ProgressEvent, run_paired, run_step,
                      run_steps)
@@ -416,10 +417,8 @@ def render_verdict(rec: CertRecord) -> str:
                  rec.cache, rec.cache_confidence, rec.cache_reason),
              "  queue depth:   %s" % rec.queue_depth.reason]
     lines += queue_latency_lines(rec)
-    rec_text = ", ".join("%s:%s" % (k, str(v).lower() if isinstance(v, bool)
-                                    else v)
-                         for k, v in rec.recommended.items())
-    lines.append("  recommended:   %s" % (rec_text or "nothing to change"))
+    lines.append("  recommended:   %s" % (settings_text(rec.recommended)
+                                          or "nothing to change"))
     lines += gain_chart(rec, verdict=True)
     return "\n".join(lines) + "\n"
 

@@ -30,11 +30,12 @@ Pure: returns lines.
 """
 
 import math
-from typing import Any, List, Sequence, Tuple
+from typing import List, Sequence, Tuple
 
 from ..records import series
 from ..records.gains import NOT_MEASURED, headline, lead_metric, metric_words
 from ..records.record import CertRecord
+from ..sdconf.tunables import value_text
 
 WIDTH = 30
 Row = Tuple[str, float, str]     # label, value (the bar), text after it
@@ -127,10 +128,6 @@ def queue_latency_lines(rec: CertRecord) -> List[str]:
     return out
 
 
-def _value_text(value: Any) -> str:
-    return str(value).lower() if isinstance(value, bool) else str(value)
-
-
 def gain_chart(rec: CertRecord, verdict: bool = False) -> List[str]:
     """What each recommended tunable buys: a bar per measured tunable,
     its best metric's ratio (1.0 is no change), the interval and the
@@ -143,18 +140,18 @@ def gain_chart(rec: CertRecord, verdict: bool = False) -> List[str]:
         if gains.seconds is not None else ""
     if verdict:
         out = ["  expected gain%s:" % took]
-        width = max(len(g.tunable) + 1 + len(_value_text(g.value))
+        width = max(len(g.tunable) + 1 + len(value_text(g.value))
                     for g in gains.tunables)
         for g in gains.tunables:
             out.append("    %-*s  %s" % (width, "%s:%s" % (
-                g.tunable, _value_text(g.value)), headline(g)))
+                g.tunable, value_text(g.value)), headline(g)))
             if g.why:
                 out.append("    %-*s  %s" % (width, "", g.why))
         return out
     rows: List[Row] = []
     notes: List[str] = []
     for g in gains.tunables:
-        label = "%s:%s" % (g.tunable, _value_text(g.value))
+        label = "%s:%s" % (g.tunable, value_text(g.value))
         best = lead_metric(g.metrics)
         if g.status == NOT_MEASURED or best is None:
             notes.append("  %s: not measured: %s" % (label, g.why or ""))

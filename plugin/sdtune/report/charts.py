@@ -33,6 +33,7 @@ from typing import List, Optional, Sequence, Set, Tuple
 from ..records import series
 from ..records.gains import Gains, metric_words
 from ..records.record import CertRecord
+from ..sdconf.tunables import value_text
 from . import svg
 
 US = 1000.0     # nanoseconds per microsecond: the charts speak in us
@@ -189,7 +190,7 @@ def gains_chart(gains: Optional[Gains]) -> Optional[str]:
         # The tunable heads its rows, each metric a row of its own in
         # words (a label of both would be clipped); why a tunable has no
         # metric is in the table under the chart.
-        rows.append(svg.Row("%s=%s" % (g.tunable, _value(g.value)),
+        rows.append(svg.Row("%s=%s" % (g.tunable, value_text(g.value)),
                             text="" if g.metrics else g.status,
                             style=style))
         for m in g.metrics:
@@ -212,10 +213,6 @@ def _ratio_limits(lo: float, hi: float) -> Tuple[float, float]:
     least 0.5x to 2x, so that small and large gains read alike."""
     span = max(abs(math.log(lo)), abs(math.log(hi)), math.log(2.0)) * 1.1
     return math.exp(-span), math.exp(span)
-
-
-def _value(v: object) -> str:
-    return str(v).lower() if isinstance(v, bool) else str(v)
 
 
 def record_charts(rec: CertRecord) -> List[str]:

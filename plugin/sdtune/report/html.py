@@ -33,6 +33,7 @@ from ..records.crosscheck import Suspect
 from ..records.gains import gain_lines
 from ..records.group import certified_when
 from ..records.record import CertRecord
+from ..sdconf.tunables import settings_text
 from . import charts
 from .svg import class_css, esc
 
@@ -80,10 +81,7 @@ def _cell(value: object) -> str:
 
 
 def _recommended(rec: CertRecord) -> str:
-    return ", ".join("%s:%s" % (k, str(v).lower() if isinstance(v, bool)
-                                else v)
-                     for k, v in rec.recommended.items()) or \
-        "nothing to change"
+    return settings_text(rec.recommended) or "nothing to change"
 
 
 def _anchor(i: int) -> str:

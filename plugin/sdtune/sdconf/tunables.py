@@ -19,7 +19,7 @@ same model of what the kernel does.
 
 import re
 from dataclasses import dataclass, asdict
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Tuple
 
 from ..driverconf.checks import ZFS_MAX_BLOCK, too_large_for_zfs
 from ..driverconf.strtol import ddi_strtol
@@ -521,3 +521,16 @@ def _range_problem(name: str, num: int) -> str:
     elif num > 0x7FFFFFFF:
         return "too large"
     return ""
+
+
+def value_text(value: object) -> str:
+    """A tunable's value as sd.conf (and a record's text) writes it:
+    true and false in lower case, anything else as it is."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def settings_text(settings: Mapping[str, object]) -> str:
+    """"physical-block-size:4096, cache-nonvolatile:true": tunables as
+    certify's verdict and the report list what a record recommends."""
+    return ", ".join("%s:%s" % (k, value_text(v))
+                     for k, v in settings.items())

@@ -57,6 +57,7 @@ from ..errors import SdtuneError
 from ..host import Host
 from ..inventory.disks import Disk, Inventory
 from ..records.record import CertRecord
+from ..sdconf.tunables import value_text
 from .verify import Source, verify_all
 
 STATES = ("proven", "pending reboot", "not in effect", "contradicted")
@@ -443,18 +444,14 @@ def check_text(c: Mapping[str, object]) -> str:
     """One check of a stored proof in words, with its numbers."""
     name = c.get("tunable")
     applied = "not configured" if c.get("expected") is None \
-        else "applied %s" % _value(c.get("expected"))
+        else "applied %s" % value_text(c.get("expected"))
     if name == "cache-nonvolatile":
         seen = "flush median %s, p99 %s (certified %s, ceiling %s)" % (
             _us(c.get("flush_median_ns")), _us(c.get("flush_p99_ns")),
             _us(c.get("certified_flush_ns")), _us(c.get("ceiling_ns")))
     else:
-        seen = "kernel %s" % _value(c.get("measured"))
+        seen = "kernel %s" % value_text(c.get("measured"))
     agrees = c.get("agrees")
     verdict = "" if agrees is None else \
         ": agrees" if agrees else ": disagrees"
     return "%s %s, %s%s" % (name, applied, seen, verdict)
-
-
-def _value(v: object) -> str:
-    return str(v).lower() if isinstance(v, bool) else str(v)

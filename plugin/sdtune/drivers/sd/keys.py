@@ -26,6 +26,7 @@ from ...records.group import certified_when, record_model
 from ...records.gains import TunableGain
 from ...records.record import CONFIDENT, CertRecord
 from ...sdconf.match import Identity
+from ...sdconf.tunables import value_text
 
 
 @dataclass
@@ -40,10 +41,6 @@ class Proposal:
     nv_evidence: bool = False
     # What certify measured it to buy on the drive (a record's gains).
     gain: Optional[TunableGain] = None
-
-
-def value_text(value: object) -> str:
-    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def proposals(key: str, record: Optional[CertRecord],

@@ -65,12 +65,12 @@ from ...driverconf.parser import parse
 from ...sdconf.edit import Setting, set_tunables
 from ...sdconf.match import Identity, key_matches
 from ...sdconf.model import evaluate
-from ...sdconf.tunables import canonical_value
+from ...sdconf.tunables import canonical_value, value_text
 from ..ashift import ashift_bound, pools_smallest_ashift
 from ..planning import Change, Held, NotSd, Overrides, Proposed, Reason
 from ..screens import ashift_hold, firmware_screen, operator_value
 from .keys import (NV, UNKNOWN_CACHE, VOLATILE, Member, Proposal, by_value,
-                   collision_pick, disputes, key_members, value_text)
+                   collision_pick, disputes, key_members)
 
 
 def _not_sd(d: Disk, records: List[CertRecord]) -> NotSd:
