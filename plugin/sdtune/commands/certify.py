@@ -16,7 +16,7 @@ import threading
 from typing import (TYPE_CHECKING, BinaryIO, Dict, List, NamedTuple,
                     Optional, TextIO, Tuple)
 
-from ..errors import EXIT_OK, EXIT_PROBLEMS, SdtuneError, UsageError
+from ..errors import EXIT_OK, SdtuneError, UsageError
 from ..tables import change_json, render_table, text_or_dash, to_json
 from .. import __version__
 from .base import Env, json_output
@@ -369,12 +369,8 @@ def cmd_results(host: "Host", state_dir: str, request: ResultsRequest,
                               signing)
     suspects = cross_check(recs)
     if which:
-        from ..records.group import named
-        recs, unknown = named(recs, which)
-        if unknown:
-            raise SdtuneError("show the records of", unknown[0], "no "
-                              "certification record names it (sdtune "
-                              "results lists them)", EXIT_PROBLEMS)
+        from ..records.group import named_or_refused
+        recs = named_or_refused(recs, which, "show the records of")
     rows = result_rows(recs, suspects)
     if as_json:
         # Each file as stored, keys this version does not know included.

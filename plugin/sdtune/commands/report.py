@@ -56,7 +56,7 @@ def cmd_report(host: "Host", state_dir: str, which: Sequence[str],
     from ..certify.travel import node_name, time_iso
     from ..records import storage
     from ..records.crosscheck import cross_check
-    from ..records.group import latest, named
+    from ..records.group import latest, named_or_refused
     from ..report.html import Meta, render
     recs, problems = storage.load_checked(host, state_dir)
     for problem in problems:
@@ -65,11 +65,7 @@ def cmd_report(host: "Host", state_dir: str, which: Sequence[str],
     # them: naming one drive must not hide that it stands out.
     suspects = cross_check(recs)
     if which:
-        recs, unknown = named(recs, which)
-        if unknown:
-            raise SdtuneError("report on", unknown[0], "no certification "
-                              "record names it (sdtune results lists "
-                              "them)", EXIT_PROBLEMS)
+        recs = named_or_refused(recs, which, "report on")
     path = output or host.sys_path(state_dir.rstrip("/") + "/" +
                                    REPORT_NAME)
     if not recs:

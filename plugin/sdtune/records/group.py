@@ -13,6 +13,7 @@ measured and when (and where) it was made.  Pure.
 
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from ..errors import EXIT_PROBLEMS, SdtuneError
 from .record import CertRecord
 
 
@@ -38,6 +39,19 @@ def named(records: List[CertRecord], words: Sequence[str]
     unmatched = [w for w in words
                  if not any(w in names(r) for r in records)]
     return sorted(chosen, key=lambda r: r.time), unmatched
+
+
+def named_or_refused(records: List[CertRecord], words: Sequence[str],
+                     verb: str) -> List[CertRecord]:
+    """named()'s records; the first word that names none is an error
+    (exit 1) in the words of the command (``verb``: "show the records
+    of", "report on") and of every command that selects by name."""
+    chosen, unknown = named(records, words)
+    if unknown:
+        raise SdtuneError(verb, unknown[0], "no certification record "
+                          "names it (sdtune results lists them)",
+                          EXIT_PROBLEMS)
+    return chosen
 
 
 def latest_by_serial(records: List[CertRecord]
