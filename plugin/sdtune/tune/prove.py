@@ -137,28 +137,53 @@ def parse_prove(text: str) -> Measured:
          "p99_ns": 5210, "min_ns": 1702, "max_ns": 5210},
          "flush_error": null, "flush_calls_done": 64}
 
-    ValueError naming the missing field when it is not that."""
+    ValueError naming the missing or bad field when it is not that (its
+    words only: the engine's output is not ours to quote)."""
     try:
         doc = json.loads(text)
     except ValueError:
         raise ValueError("sdio prove: output is not JSON") from None
     if not isinstance(doc, dict) or "media" not in doc or "flush" not in doc:
         raise ValueError("sdio prove: no media or flush in its output")
-    media, flush = doc["media"], doc["flush"]
-    try:
-        return Measured(
-            lbsize_bytes=None if media is None
-            else int(media["lbsize_bytes"]),
-            pbsize_bytes=None if media is None
-            else int(media["pbsize_bytes"]),
-            flush_calls=0 if flush is None else int(flush["calls"]),
-            flush_median_ns=None if flush is None
-            else int(flush["median_ns"]),
-            flush_p99_ns=None if flush is None else int(flush["p99_ns"]),
-            media_error=doc.get("media_error"),
-            flush_error=doc.get("flush_error"))
-    except (KeyError, TypeError, ValueError) as e:
-        raise ValueError("sdio prove: bad field %s" % e) from None
+    media = _part(doc, "media")
+    flush = _part(doc, "flush")
+    return Measured(
+        lbsize_bytes=None if media is None
+        else _count(media, "media", "lbsize_bytes"),
+        pbsize_bytes=None if media is None
+        else _count(media, "media", "pbsize_bytes"),
+        flush_calls=0 if flush is None else _count(flush, "flush", "calls"),
+        flush_median_ns=None if flush is None
+        else _count(flush, "flush", "median_ns"),
+        flush_p99_ns=None if flush is None
+        else _count(flush, "flush", "p99_ns"),
+        media_error=_said_error(doc, "media_error"),
+        flush_error=_said_error(doc, "flush_error"))
+
+
+def _bad(name: str) -> ValueError:
+    return ValueError("sdio prove: missing or bad field '%s'" % name)
+
+
+def _part(doc: dict, name: str) -> Optional[dict]:
+    value = doc[name]
+    if value is not None and not isinstance(value, dict):
+        raise _bad(name)
+    return value
+
+
+def _count(part: dict, where: str, name: str) -> int:
+    value = part.get(name)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _bad("%s.%s" % (where, name))
+    return value
+
+
+def _said_error(doc: dict, name: str) -> Optional[str]:
+    value = doc.get(name)
+    if value is not None and not isinstance(value, str):
+        raise _bad(name)
+    return value
 
 
 def measure(host: Host, disk: Disk, flushes: int = FLUSHES) -> Measured:

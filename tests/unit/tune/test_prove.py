@@ -60,6 +60,22 @@ def test_parse_prove_garbage(text):
         parse_prove(text)
 
 
+@pytest.mark.parametrize("doc,field", [
+    ({"media": [], "flush": None}, "media"),
+    ({"media": {"lbsize_bytes": "x", "pbsize_bytes": 4096},
+      "flush": None}, "media.lbsize_bytes"),
+    ({"media": None, "flush": {"calls": 64, "median_ns": -1,
+                               "p99_ns": 5}}, "flush.median_ns"),
+    ({"media": None, "flush": {"calls": True, "median_ns": 1,
+                               "p99_ns": 5}}, "flush.calls"),
+    ({"media": None, "flush": None, "flush_error": 5}, "flush_error"),
+])
+def test_parse_prove_names_the_bad_field_in_its_own_words(doc, field):
+    with pytest.raises(ValueError) as e:
+        parse_prove(json.dumps(doc))
+    assert str(e.value) == "sdio prove: missing or bad field '%s'" % field
+
+
 def test_certified_flush_cost_prefers_the_unit_then_the_model():
     def rec(serial, when, w, wf):
         return cert_record(serial=serial, when=when, evidence={
