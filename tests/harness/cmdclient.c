@@ -19,13 +19,27 @@
  * (SCM_RIGHTS), its working directory, umask, environment, the signals it
  * ignores and blocks (what an exec would pass on), and ARG...
  * The server answers with the pid of the worker it forked (0: it will not
- * run this request, so this process execs PYTHON ARG... itself), then with
- * the worker's status.  Meanwhile SIGINT, SIGTERM, SIGHUP and SIGQUIT
- * sent here are sent on to the worker.  This process then ends the same
+ * run this request, so this process execs PYTHON ARG... itself; -1: it
+ * ran it itself, without a worker), then with the status.  Meanwhile
+ * SIGINT, SIGTERM, SIGHUP and SIGQUIT sent here are sent on to the
+ * worker.  This process then ends the same
  * way as the worker: the exit status, or the same signal.  If this
  * process dies first, the server kills the worker.  When no server
  * answers (none running, or the socket's directory is not ours to enter)
  * it execs PYTHON ARG... as well.
+ *
+ *	#!/path/to/cmdclient --script
+ *	SOCKET
+ *	PYTHON
+ *	ARG...
+ *
+ * A wrapper can also name this program as its interpreter, as above: one
+ * word per line after the first, a line "$0" standing for the wrapper's
+ * own path (the kernel runs `cmdclient --script WRAPPER ARG...`, and
+ * WRAPPER is the path it was run by, sh's $0).  The words and then the
+ * arguments the wrapper was given make the command line above: the
+ * simulated commands then cost no shell (about 0.9 ms of CPU each,
+ * measured).
  */
 
 #include <errno.h>
@@ -166,6 +180,61 @@ signal_masks(char *ignored, char *blocked, size_t len)
 	(void) snprintf(blocked, len, "%llx", blk);
 }
 
+/*
+ * argv of a run as a wrapper's interpreter (cmdclient --script WRAPPER
+ * ARG...): cmdclient, the wrapper's words, ARG...; exits 127 when the
+ * wrapper cannot be read.
+ */
+static char **
+script_argv(int *argcp, char **argv)
+{
+	static char text[65536];
+	char **out, *line, *next;
+	size_t len = 0;
+	ssize_t n;
+	int fd, words = 0, i, j;
+
+	fd = open(argv[2], O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	while (len < sizeof (text) - 1 &&
+	    (n = read(fd, text + len, sizeof (text) - 1 - len)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			(void) close(fd);
+			goto fail;
+		}
+		len += (size_t)n;
+	}
+	(void) close(fd);
+	text[len] = '\0';
+	for (i = 0; text[i] != '\0'; i++)
+		words += text[i] == '\n';
+	out = calloc((size_t)(words + *argcp), sizeof (char *));
+	if (out == NULL)
+		goto fail;
+	out[0] = argv[0];
+	j = 1;
+	line = strchr(text, '\n');	/* past the #! line */
+	for (line = line == NULL ? NULL : line + 1; line != NULL &&
+	    *line != '\0'; line = next) {
+		next = strchr(line, '\n');
+		if (next != NULL)
+			*next++ = '\0';
+		out[j++] = strcmp(line, "$0") == 0 ? argv[2] : line;
+	}
+	for (i = 3; i < *argcp; i++)
+		out[j++] = argv[i];
+	out[j] = NULL;
+	*argcp = j;
+	return (out);
+fail:
+	(void) fprintf(stderr, "cmdclient: cannot read %s: %s\n", argv[2],
+	    strerror(errno));
+	exit(127);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -186,6 +255,8 @@ main(int argc, char **argv)
 	struct cmsghdr *cmsg;
 	ssize_t n;
 
+	if (argc >= 3 && strcmp(argv[1], "--script") == 0)
+		argv = script_argv(&argc, argv);
 	if (argc < 3) {
 		(void) fprintf(stderr, "usage: cmdclient SOCKET PYTHON "
 		    "[ARG...]\n");
@@ -278,9 +349,11 @@ main(int argc, char **argv)
 		(void) close(fd);
 		return (run_here(argv));
 	}
-	worker = pid;
-	if (early != 0)
-		(void) kill((pid_t)pid, early);
+	if (pid > 0) {
+		worker = pid;
+		if (early != 0)
+			(void) kill((pid_t)pid, early);
+	}
 
 	/* The status: an exit code, or minus the signal that ended it. */
 	if (answer(fd, &status) != 0) {
@@ -288,6 +361,12 @@ main(int argc, char **argv)
 		    "at %s went away\n", argv[1]);
 		return (127);
 	}
+	/*
+	 * Run in the server itself (pid -1): a signal that came meanwhile
+	 * ends this process, as it would have ended the command.
+	 */
+	if (pid < 0 && early != 0 && status >= 0)
+		status = -early;
 	if (status < 0) {
 		(void) signal(-status, SIG_DFL);
 		(void) kill(getpid(), -status);

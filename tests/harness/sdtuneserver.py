@@ -195,9 +195,10 @@ def _start(real: str) -> forkserver.Server:
     # The launcher checks that its Python is an executable file: one
     # word, so a script around the client.
     wrapper = os.path.join(server.dir, _WRAPPER)
+    text = server.script(real, []) or "#!/bin/sh\nexec %s \"$@\"\n" % \
+        " ".join(shlex.quote(w) for w in server.runner(real))
     with open(wrapper, "w") as f:
-        f.write("#!/bin/sh\nexec %s \"$@\"\n" % " ".join(
-            shlex.quote(w) for w in server.runner(real)))
+        f.write(text)
     os.chmod(wrapper, 0o755)
     return server
 

@@ -19,6 +19,7 @@ save it.
 
 import os
 import sys
+from typing import List, Optional, Tuple
 
 if __name__ == "__main__" and not __package__:
     # tests/sim must not be on the path: its platform.py would shadow the
@@ -37,6 +38,8 @@ from . import kernel  # noqa: E402
 COMMANDS = ("mdb", "diskinfo", "iostat", "zpool", "zdb", "update_drv",
             "devfsadm", "sdio", "bootparams", "uname", "bootadm", "beadm",
             "kstat", "nvmeadm")
+# The commands whose standard input run() hands on.
+READS_STDIN = frozenset({"mdb"})
 
 
 def run(state_dir: str, argv0: str, cmd: str, args, stdin):
@@ -83,24 +86,32 @@ def run(state_dir: str, argv0: str, cmd: str, args, stdin):
     return "", "fakecmd: unknown command %s\n" % cmd, 127
 
 
-def main(argv) -> int:
+def parse(argv) -> Optional[Tuple[str, str, str, List[str]]]:
+    """(state directory, argv0, command, its arguments) of fakecmd.py's
+    command line, or None when it is not one."""
     state_dir = argv0 = None
     i = 0
     while i < len(argv) and argv[i].startswith("--"):
-        if argv[i] == "--state":
+        if argv[i] == "--state" and i + 1 < len(argv):
             state_dir = argv[i + 1]
-        elif argv[i] == "--argv0":
+        elif argv[i] == "--argv0" and i + 1 < len(argv):
             argv0 = argv[i + 1]
         else:
             break
         i += 2
     if state_dir is None or i >= len(argv) or argv[i] not in COMMANDS:
+        return None
+    return state_dir, argv0 or argv[i], argv[i], list(argv[i + 1:])
+
+
+def main(argv) -> int:
+    parsed = parse(argv)
+    if parsed is None:
         sys.stderr.write("usage: fakecmd.py --state DIR [--argv0 NAME] "
                          "CMD [ARG...]\n")
         return 127
-    cmd = argv[i]
-    out, err, status = run(state_dir, argv0 or cmd, cmd, argv[i + 1:],
-                           sys.stdin)
+    state_dir, argv0, cmd, args = parsed
+    out, err, status = run(state_dir, argv0, cmd, args, sys.stdin)
     sys.stdout.buffer.write(out.encode("latin-1", "replace"))
     sys.stdout.flush()
     sys.stderr.buffer.write(err.encode("latin-1", "replace"))

@@ -6,10 +6,11 @@
 # Copyright 2026 the sdtune authors.
 
 """The simulated appliance's fork server (cmdserver.py, cmdclient.c):
-a command run through it gives what the script run alone gives (output,
-error, status), many at once stay apart, and a client killed while its
-command runs takes the command with it, as sdtune's timeouts and Ctrl-C
-rely on."""
+a command run through it, in the server or in a worker, gives what the
+script run alone gives (output, error, status, the modes of the files it
+writes), many at once stay apart, input that ends late is read whole,
+and a client killed while its command runs takes the command with it, as
+sdtune's timeouts and Ctrl-C rely on."""
 
 import os
 import signal
@@ -109,3 +110,31 @@ def test_a_killed_client_takes_its_command(app):
         if client.poll() is None:
             client.kill()
             client.wait()
+
+
+def test_input_that_ends_late_is_read_whole(app):
+    """The server reads mdb's input itself when it ends at once; one
+    still open after STDIN_WAIT_S goes to a worker with what was read so
+    far, and the command sees all of it."""
+    client = subprocess.Popen([os.path.join(app.bin, "mdb"), "-k"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=FIXED_ENV, cwd="/")
+    client.stdin.write(b"::walk ")
+    client.stdin.flush()
+    time.sleep(cmdserver.STDIN_WAIT_S * 2)
+    out, err = client.communicate(b"sd_state\n", timeout=30)
+    expected = alone(app, "mdb", "-k", stdin="::walk sd_state\n")
+    assert (client.returncode, out, err) == \
+        (expected.returncode, expected.stdout, expected.stderr)
+    assert out.strip(), "mdb printed nothing"
+
+
+@pytest.mark.parametrize("umask, mode", [(0o077, 0o600), (0o022, 0o644)])
+def test_a_command_run_in_the_server_writes_with_the_clients_umask(
+        app, umask, mode):
+    proc = subprocess.run([os.path.join(app.bin, "update_drv"), "-vf",
+                           "sd"], capture_output=True, env=FIXED_ENV,
+                          cwd="/", umask=umask, timeout=30, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert os.stat(os.path.join(app.dir, "state.json")).st_mode & 0o777 \
+        == mode
