@@ -15,7 +15,7 @@
 #   make check-quick
 #                lint and the tests that need no emulated drive, no sshd
 #                and no Ansible (pytest markers, tests/marks.py): the
-#                edit-test loop, about 85 s on 2 CPUs
+#                edit-test loop, 75 to 95 s on 2 CPUs
 #   make bench   benchmarks, printed as times and ratios
 #   make fuzz    fuzz the sd.conf engine and every importer and parser,
 #                100,000 inputs each (about 15 minutes on 2 CPUs)
