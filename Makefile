@@ -171,7 +171,8 @@ clean:
 # package are copied: no __pycache__.
 # The package's modules go a directory at a time (one rm, cp and chmod
 # for each of its 17 directories, not each of its 120 files: the tests
-# install ten times); their file names have no blank.
+# install ten times); their file names have no blank.  A directory with
+# none (a removed package's, its __pycache__ left behind) is skipped.
 install: engine
 	@set -e; umask 022; \
 	inst() { rm -f "$$3"; cp "$$2" "$$3"; chmod "$$1" "$$3"; \
@@ -193,7 +194,7 @@ install: engine
 	for d in $$(find plugin/sdtune -name __pycache__ -prune -o \
 	    -type d -print | LC_ALL=C sort); do \
 		names=$$(cd "$$d" && for f in *.py; do \
-		    [ -f "$$f" ] && echo "$$f"; done); \
+		    if [ -f "$$f" ]; then echo "$$f"; fi; done); \
 		[ -n "$$names" ] || continue; \
 		mkdir -p "$(INST_LIB)/$$d"; \
 		(cd "$(INST_LIB)/$$d" && rm -f $$names); \
