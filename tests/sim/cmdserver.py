@@ -123,9 +123,7 @@ def _inline(request: forkserver.Request) -> Optional[int]:
         if not ended:
             _read_ahead = data
             return None
-        # As the worker's sys.stdin would read it (python_stdio).
-        stdin = io.TextIOWrapper(io.BytesIO(data), sys.stdin.encoding,
-                                 sys.stdin.errors, "\n")
+        stdin = _text_stdin(io.BytesIO(data))
     umask = os.umask(request.umask)     # for the files it writes
     try:
         out, err, status = fakecmd.run(state_dir, argv0, cmd, args, stdin)
@@ -136,6 +134,14 @@ def _inline(request: forkserver.Request) -> Optional[int]:
     _write_all(request.fds[1], out.encode("latin-1", "replace"))
     _write_all(request.fds[2], err.encode("latin-1", "replace"))
     return status & 0xFF
+
+
+def _text_stdin(buffer) -> io.TextIOWrapper:
+    """Standard input over ``buffer`` as a worker's sys.stdin reads it
+    (forkserver.python_stdio: this server's encoding and errors, "\n"
+    newlines)."""
+    return io.TextIOWrapper(buffer, sys.stdin.encoding, sys.stdin.errors,
+                            "\n")
 
 
 class _ReadAhead(io.RawIOBase):
@@ -166,9 +172,8 @@ def _work(request: forkserver.Request) -> None:
         forkserver.take_request(request)
         forkserver.python_stdio()
         if _read_ahead:
-            sys.stdin = io.TextIOWrapper(
-                io.BufferedReader(_ReadAhead(_read_ahead)),
-                sys.stdin.encoding, sys.stdin.errors, "\n")
+            sys.stdin = _text_stdin(io.BufferedReader(
+                _ReadAhead(_read_ahead)))
         try:
             status = fakecmd.main(request.args[1:])
         except SystemExit as e:
