@@ -209,8 +209,8 @@ def t_quantile(p: float, df: float) -> float:
         else:
             hi = t
         density = t_pdf(t, df)
-        step = t - err / density if density > 0 else lo - 1.0
-        if not lo < step < hi:
+        step = t - err / density if density > 0 else None
+        if step is None or not lo < step < hi:
             step = (lo + hi) / 2
         if abs(step - t) <= 1e-13 * max(1.0, abs(t)) or hi - lo <= 1e-15:
             return step
