@@ -36,7 +36,7 @@ The counters file (stats=PATH) is an array of native-endian uint64; the
 index of each field is its position in FIELDS below, which must match
 struct sdemu_stats in sdemu.c:
 
-     0 magic 0x5344454d55000001     1 nfields (40)
+     0 magic 0x5344454d55000002     1 nfields (49)
      2 size     3 logical   4 native    5 volatile (1/0)   6 channels
      7 cmd_ns   8 xfer_ps (per byte)    9 program_ns  10 rmw_ns
     11 read_ns 12 flush_volatile_ns    13 flush_page_ns  14 flush_nv_ns
@@ -48,9 +48,23 @@ struct sdemu_stats in sdemu.c:
     35 rejected (EINVAL, not logical-aligned, seen by the plugin)
     36 fua_writes  37 late (ended > 50 us past deadline)  38 late_ns
     39 busy_ns (sum of modelled service times)
+    40 durability (0 honest, 1 lie_flush, 2 lie_nv)  41 durable (1: with
+       a durable image)   42 power (1: cut)   43 dirty (pages in the
+       volatile cache now)  44 durable_pages (made durable)
+    45 writebacks (of those: written back as the cache filled)
+    46 durable_flushes (honest flushes)  47 lost_pages (dropped at the cut)
+    48 unpowered (requests failed EIO after the cut)
 
-Parameters (2-17) are the effective, scaled values; counters count every
-request that passed the alignment check, including injected failures.  A
+Parameters (2-17, 40-41) are the effective, scaled values; counters count
+every request that passed the alignment check, including injected
+failures; inflight, power and dirty are gauges, never reset.
+
+Durability (durable=True: sdemu's durable_image=, in the drive's temp
+dir): writes wait in a volatile cache until the drive makes them durable
+(sdemu.c says when, for each durability= kind); cut_power() sends
+SIGUSR1, after which the drive fails every request with EIO and has lost
+its cache, and power_on() starts nbdkit and nbdfuse again on the same
+durable image, which is then all the drive holds.  A
 request that libnbd itself refuses for alignment (it knows the block size)
 never reaches the plugin: the caller gets EINVAL and no counter moves.
 """
@@ -82,7 +96,7 @@ try:
 except ImportError:     # imported as a top-level module
     from build import build_plugin, build_shim  # type: ignore
 
-MAGIC = 0x5344454D55000001
+MAGIC = 0x5344454D55000002
 FIELDS = (
     "magic", "nfields",
     "size", "logical", "native", "volatile", "channels", "cmd_ns",
@@ -92,10 +106,14 @@ FIELDS = (
     "w512", "w1k", "w2k", "w4k", "w8k", "w16k", "wother",
     "misaligned", "rmw", "errors", "max_inflight", "inflight", "rejected",
     "fua_writes", "late", "late_ns", "busy_ns",
+    "durability", "durable", "power", "dirty", "durable_pages", "writebacks",
+    "durable_flushes", "lost_pages", "unpowered",
 )
 LAYOUT = struct.Struct("=%dQ" % len(FIELDS))
 FIRST_COUNTER = FIELDS.index("writes")
-INFLIGHT = FIELDS.index("inflight")
+# What reset_counters() leaves alone: parameters and gauges.
+KEPT = frozenset(FIELDS.index(f) for f in ("inflight", "durability",
+                                           "durable", "power", "dirty"))
 SIZE_CLASSES = (512, 1024, 2048, 4096, 8192, 16384)
 
 # name: (logical, native) block sizes
@@ -115,9 +133,11 @@ PRESET_PARAMS: Dict[str, Dict[str, object]] = {
     "4k-rmw5": {"rmw": 5.289},
 }
 CACHES = ("volatile", "nonvolatile")
+DURABILITIES = ("honest", "lie_flush", "lie_nv")
 
 START_TIMEOUT_S = 10.0
 STOP_TIMEOUT_S = 5.0
+CUT_TIMEOUT_S = 5.0
 NBDKIT_THREADS = 16
 
 
@@ -141,6 +161,13 @@ class DriveParams:
     cache_pages: int
     jitter_ppm: int
     spin_ns: int
+    durability: int
+    durable: int
+
+    @property
+    def durability_name(self) -> str:
+        """honest, lie_flush or lie_nv."""
+        return DURABILITIES[self.durability]
 
     def write_ns(self, nbytes: int, offset: int = 0) -> float:
         """Modelled service time of a write, without jitter (sdemu.c)."""
@@ -194,6 +221,13 @@ class Counters:
     late: int
     late_ns: int
     busy_ns: int
+    power: int
+    dirty: int
+    durable_pages: int
+    writebacks: int
+    durable_flushes: int
+    lost_pages: int
+    unpowered: int
 
     @property
     def writes_by_size(self) -> Dict[Union[int, str], int]:
@@ -306,15 +340,19 @@ class EmulatedDrive:
 
     Use as a context manager, or start()/stop().  params are sdemu
     key=value parameters; a list value repeats the key (fail=...).
+    durable=True gives the drive a durable image in its temp dir, which
+    lives from start() to stop() across cut_power() and power_on().
     """
 
     def __init__(self, params: Optional[Mapping[str, object]] = None,
                  connections: int = 16, fuse_threads: int = 64,
-                 shim: bool = True) -> None:
+                 shim: bool = True, durable: bool = False) -> None:
         self.params = dict(params or {})
         self.connections = connections
         self.fuse_threads = fuse_threads
         self.shim = shim
+        self.durable = durable
+        self.durable_image: Optional[str] = None
         self.path: Optional[str] = None
         self.tmpdir: Optional[str] = None
         self.mountpoint: Optional[str] = None
@@ -328,7 +366,7 @@ class EmulatedDrive:
         """A drive of preset name (512n, 512e, 4kn, 8k, 16k, 4k-rmw5) and cache
         (volatile, nonvolatile); overrides are further sdemu parameters
         (channels=8, scale=40, fail="eio@8192", ...) or the EmulatedDrive
-        arguments connections=, fuse_threads=, shim=."""
+        arguments connections=, fuse_threads=, shim=, durable=."""
         if name not in PRESETS:
             raise ValueError("unknown preset %r (one of %s)"
                              % (name, ", ".join(PRESETS)))
@@ -341,9 +379,10 @@ class EmulatedDrive:
         connections = int(str(overrides.pop("connections", 16)))
         fuse_threads = int(str(overrides.pop("fuse_threads", 64)))
         shim = bool(overrides.pop("shim", True))
+        durable = bool(overrides.pop("durable", False))
         params.update(overrides)
         return cls(params, connections=connections,
-                   fuse_threads=fuse_threads, shim=shim)
+                   fuse_threads=fuse_threads, shim=shim, durable=durable)
 
     def _argv_params(self) -> List[str]:
         out = []
@@ -401,18 +440,27 @@ class EmulatedDrive:
         assert self.tmpdir is not None
         tmp = self.tmpdir
         self.mountpoint = os.path.join(tmp, "mnt")
-        os.mkdir(self.mountpoint)
+        os.makedirs(self.mountpoint, exist_ok=True)
         sock = os.path.join(tmp, "nbd.sock")
         kit_pidfile = os.path.join(tmp, "nbdkit.pid")
         fuse_pidfile = os.path.join(tmp, "nbdfuse.pid")
+        # A power-on starts again in the same dir: the last boot's
+        # pidfiles would read as ready at once.
+        for stale in (sock, kit_pidfile, fuse_pidfile):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(stale)
         self.stats_path = os.path.join(tmp, "stats")
         disk = os.path.join(self.mountpoint, "disk")
+        extra = []
+        if self.durable:
+            self.durable_image = os.path.join(tmp, "durable.img")
+            extra.append("durable_image=" + self.durable_image)
 
         with open(os.path.join(tmp, "nbdkit.log"), "wb") as log:
             self._nbdkit = subprocess.Popen(
                 ["nbdkit", "-f", "--exit-with-parent", "-U", sock,
                  "-P", kit_pidfile, "-t", str(NBDKIT_THREADS), plugin,
-                 "stats=" + self.stats_path] + self._argv_params(),
+                 "stats=" + self.stats_path] + extra + self._argv_params(),
                 stdin=subprocess.DEVNULL, stdout=log, stderr=log)
         kit = [(self._nbdkit, "nbdkit.log")]
         self._wait_for("nbdkit is ready", lambda: _nonempty(kit_pidfile),
@@ -458,6 +506,19 @@ class EmulatedDrive:
         """Unmount, end both children by PID, remove the temp dir.
         Safe to call twice, and after a failed start."""
         mnt = self.mountpoint
+        self._halt()
+        if self.tmpdir is not None and \
+                not (mnt is not None and _mounted(mnt)):
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
+            self.tmpdir = None
+        self.path = None
+        self.durable_image = None
+        if self in _LIVE:
+            _LIVE.remove(self)
+
+    def _halt(self) -> None:
+        """Unmount and end both children by PID; keep the temp dir."""
+        mnt = self.mountpoint
         clean = True
         if mnt is not None and _mounted(mnt):
             deadline = time.monotonic() + 2.0
@@ -483,13 +544,47 @@ class EmulatedDrive:
             except ProcessLookupError:
                 pass
         _end(self._nbdkit, STOP_TIMEOUT_S)
-        if self.tmpdir is not None and \
-                not (mnt is not None and _mounted(mnt)):
-            shutil.rmtree(self.tmpdir, ignore_errors=True)
-            self.tmpdir = None
         self.path = None
-        if self in _LIVE:
-            _LIVE.remove(self)
+
+    def cut_power(self) -> Counters:
+        """Cut the drive's power (durable=True): it drops its volatile
+        cache and fails every request from now on with EIO, the ones in
+        flight too.  Returns the counters as the cut left them
+        (lost_pages: dirty pages dropped).  Cutting twice is harmless."""
+        if not self.durable or self._nbdkit is None or self.path is None:
+            raise RuntimeError("cut_power: not a started durable drive")
+        if self.counters().power:
+            return self.counters()
+        os.kill(self._nbdkit.pid, signal.SIGUSR1)
+        deadline = time.monotonic() + CUT_TIMEOUT_S
+        while not self.counters().power:
+            if self._nbdkit.poll() is not None:
+                raise RuntimeError("emulated drive: nbdkit exited (%s) at "
+                                   "the power cut:\n%s"
+                                   % (self._nbdkit.returncode,
+                                      self._log("nbdkit.log")))
+            if time.monotonic() > deadline:
+                raise RuntimeError("emulated drive: the power cut was not "
+                                   "seen in %.0f s" % CUT_TIMEOUT_S)
+            time.sleep(0.0002)
+        return self.counters()
+
+    def power_on(self) -> str:
+        """Start the drive again on its durable image (cutting the power
+        first if it is on: nothing volatile survives a restart); return
+        the path of its disk file, a new mount: descriptors on the old
+        one are dead and must be closed first."""
+        if not self.durable or self.tmpdir is None:
+            raise RuntimeError("power_on: not a started durable drive")
+        if self.path is not None and self._nbdkit is not None and \
+                self._nbdkit.poll() is None:
+            self.cut_power()
+        self._halt()
+        try:
+            return self._start(build_plugin(), build_shim())
+        except BaseException:
+            self.stop()
+            raise
 
     def __enter__(self) -> "EmulatedDrive":
         self.start()
@@ -521,7 +616,7 @@ class EmulatedDrive:
         try:
             with mmap.mmap(fd, LAYOUT.size) as m:
                 for i in range(FIRST_COUNTER, len(FIELDS)):
-                    if i != INFLIGHT:
+                    if i not in KEPT:
                         struct.pack_into("=Q", m, i * 8, 0)
         finally:
             os.close(fd)

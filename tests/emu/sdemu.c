@@ -47,6 +47,10 @@
  *				(may be given up to 16 times)
  *	fail_after=N		every request after the Nth write fails EIO
  *	stats=PATH		counters, see struct sdemu_stats
+ *	durable_image=PATH	keep the durable state in PATH and let the
+ *				harness cut the power (SIGUSR1); see below
+ *	durability=honest|lie_flush|lie_nv
+ *				what flushes really do (default honest)
  *
  * The model.  A write of L bytes at offset O touches the native pages
  * O / native .. (O + L - 1) / native; a touched page that the write covers
@@ -77,10 +81,62 @@
  * thread then sleeps until shortly before that deadline and spins on
  * CLOCK_MONOTONIC for the rest.  Queueing follows the model even when a
  * thread wakes late, and throughput saturates at "channels" requests.
+ *
+ * Durability (only with durable_image=PATH; without it the drive keeps
+ * one image in memory, nothing is ever lost and SIGUSR1 is not handled).
+ * The drive then has a durable image, the file PATH, and a volatile cache
+ * of dirty native pages over it; reads see the newest data, cache over
+ * durable, as a real drive's do.  The timing model above is untouched:
+ * what a request costs and what it makes durable are separate questions.
+ *
+ *	durability=honest, cache=nonvolatile: every write is durable by the
+ *	time it completes (the cache has capacitors behind it).
+ *	durability=honest, cache=volatile: a write lands in the cache; a
+ *	flush makes every dirty page durable before it completes; a FUA
+ *	write makes its own pages durable.
+ *	durability=lie_flush (cache=volatile): flushes and FUA complete at
+ *	their usual cost and make nothing durable.
+ *	durability=lie_nv (cache=nonvolatile): times and reports itself as
+ *	a non-volatile cache (cheap flushes, volatile 0 in the stats) but
+ *	keeps writes in a volatile cache that flushes and FUA ignore.
+ *
+ * Write-back.  The volatile cache holds at most cache_pages dirty native
+ * pages (the same bound the flush cost counts).  A page joins the cache
+ * when a write first dirties it and keeps its place while it is written
+ * again (the newer data merges into the cached page); when a page must
+ * join a full cache, the page that joined earliest is written back (made
+ * durable) first, as a drive drains its write buffer in arrival order.
+ * cache_pages=0 is a write-through cache: every write durable at once.
+ *
+ * Power cut.  SIGUSR1 to nbdkit cuts the power: a thread waiting in
+ * sigwait() takes the durability lock at once, drops the dirty pages
+ * (counted in lost_pages), and from then on every request, including one
+ * in flight whose service time ends later, fails with EIO and nothing
+ * more becomes durable.  A signal rather than a control file: the cut
+ * happens when it is sent, even with no request arriving, with no
+ * polling and no system call added to the request path, and the harness
+ * knows it took effect when power reads 1 in the stats file.  Power on
+ * is a new nbdkit on the same image: it loads what was durable, nothing
+ * else.  Stopping nbdkit is a cut too: nothing is written back at exit.
+ *
+ * The image file is the raw device image (sparse, size bytes); a page
+ * becomes durable by one pwrite() of the whole native page from the newest
+ * image, under the lock, so the file always holds, page by page, a state
+ * the drive went through.  That survives a SIGKILL of nbdkit at any moment
+ * without fdatasync: a completed pwrite is in the page cache, which
+ * outlives the process, and the kernel copies each 4 KiB page of a
+ * pwrite whole, so a killed write-back leaves each block old or new (a
+ * 8 or 16 KiB native page may be left part old, part new, as on a drive
+ * whose program was cut).  What the emulation does not model is the
+ * test machine itself crashing, which fdatasync would be for.
  */
 
+#ifdef __linux__
+#define	_GNU_SOURCE	/* SEEK_DATA, SEEK_HOLE */
+#endif
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -88,6 +144,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -105,9 +162,11 @@
  * The counters file: a fixed array of native-endian uint64_t, index in the
  * comment.  tests/emu/drive.py reads it with the same layout; change both
  * together and bump SDEMU_MAGIC.  The parameter block (2-17) holds the
- * effective, scaled values, written once before the first request.
+ * effective, scaled values, written once before the first request; 40 and
+ * 41 are parameters too, and 42-43 gauges (appended to keep the indexes
+ * of v1).
  */
-#define	SDEMU_MAGIC	0x5344454d55000001ULL	/* "SDEMU" v1 */
+#define	SDEMU_MAGIC	0x5344454d55000002ULL	/* "SDEMU" v2 */
 #define	SDEMU_NSIZES	7	/* 512 1K 2K 4K 8K 16K other */
 
 struct sdemu_stats {
@@ -145,6 +204,22 @@ struct sdemu_stats {
 	uint64_t	s_late;			/* 37 ended > 50 us late */
 	uint64_t	s_late_ns;		/* 38 sum of lateness */
 	uint64_t	s_busy_ns;		/* 39 sum of service times */
+	uint64_t	s_durability;		/* 40 0 honest, 1 lie_flush, */
+						/* 2 lie_nv */
+	uint64_t	s_durable;		/* 41 1: durable_image given */
+	uint64_t	s_power;		/* 42 1: power cut */
+	uint64_t	s_dirty;		/* 43 pages in volatile cache */
+	uint64_t	s_durable_pages;	/* 44 pages made durable */
+	uint64_t	s_writebacks;		/* 45 ... as the cache filled */
+	uint64_t	s_durable_flushes;	/* 46 honest flushes */
+	uint64_t	s_lost_pages;		/* 47 dropped at the cut */
+	uint64_t	s_unpowered;		/* 48 EIO: the power was cut */
+};
+
+enum durability {
+	DUR_HONEST = 0,
+	DUR_LIE_FLUSH = 1,
+	DUR_LIE_NV = 2
 };
 
 #define	SDEMU_NFIELDS	(sizeof (struct sdemu_stats) / sizeof (uint64_t))
@@ -197,6 +272,8 @@ static int	cf_nfail;
 static uint64_t	cf_fail_after;
 static int	cf_fail_after_set;
 static char	*cf_stats_path;
+static char	*cf_durable_path;
+static enum durability	cf_durability = DUR_HONEST;
 
 /* Effective, scaled costs in nanoseconds. */
 static double	ns_cmd, ns_xfer_byte, ns_program, ns_rmw, ns_read;
@@ -215,6 +292,27 @@ static uint64_t		thread_seq;
 static __thread uint64_t	rng_state;
 static uint64_t		oversleep_mean;	/* ns; 0 until learnt */
 static uint64_t		oversleep_dev;
+
+/*
+ * Durability state (durable_image= only), all under dur_lock but
+ * power_off, which a request also reads without it.  The cache is a ring
+ * of page numbers in the order they joined (at most cache_pages) and a
+ * bitmap of the same pages, to find a page in it at once.
+ */
+static pthread_mutex_t	dur_lock = PTHREAD_MUTEX_INITIALIZER;
+static int		dur_fd = -1;
+static int		dur_volatile;	/* writes wait in the cache */
+static uint8_t		*dirty_map;
+static uint64_t		*dirty_ring;
+static uint64_t		ring_head;
+static uint64_t		ring_count;
+static int		power_off;
+static pthread_t	cut_thread;
+static int		cut_thread_started;
+static const uint8_t	zero_page[16384];
+
+static int	durable_open(void);
+static void	*cut_watch(void *);
 
 static uint64_t
 now_ns(void)
@@ -347,8 +445,61 @@ sdemu_config(const char *key, const char *value)
 		free(cf_stats_path);
 		if ((cf_stats_path = nbdkit_absolute_path(value)) == NULL)
 			return (-1);
+	} else if (strcmp(key, "durable_image") == 0) {
+		free(cf_durable_path);
+		if ((cf_durable_path = nbdkit_absolute_path(value)) == NULL)
+			return (-1);
+	} else if (strcmp(key, "durability") == 0) {
+		if (strcmp(value, "honest") == 0) {
+			cf_durability = DUR_HONEST;
+		} else if (strcmp(value, "lie_flush") == 0) {
+			cf_durability = DUR_LIE_FLUSH;
+		} else if (strcmp(value, "lie_nv") == 0) {
+			cf_durability = DUR_LIE_NV;
+		} else {
+			nbdkit_error("durability: honest, lie_flush or "
+			    "lie_nv: %s", value);
+			return (-1);
+		}
 	} else {
 		nbdkit_error("unknown parameter '%s'", key);
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * A lie needs a truth to differ from: the liars exist only with a durable
+ * image, and each lies about one cache kind (lie_flush about a volatile
+ * cache's flushes, lie_nv about having a non-volatile one).  SIGUSR1 is
+ * blocked here, in the main thread before nbdkit starts any other, so
+ * that every thread inherits the mask and only cut_watch() takes it.
+ */
+static int
+durability_config(void)
+{
+	sigset_t set;
+
+	if (cf_durability != DUR_HONEST && cf_durable_path == NULL) {
+		nbdkit_error("durability=lie_flush or lie_nv needs "
+		    "durable_image=PATH");
+		return (-1);
+	}
+	if (cf_durability == DUR_LIE_FLUSH && !cf_volatile) {
+		nbdkit_error("durability=lie_flush needs cache=volatile");
+		return (-1);
+	}
+	if (cf_durability == DUR_LIE_NV && cf_volatile) {
+		nbdkit_error("durability=lie_nv needs cache=nonvolatile");
+		return (-1);
+	}
+	if (cf_durable_path == NULL)
+		return (0);
+	dur_volatile = cf_volatile || cf_durability == DUR_LIE_NV;
+	(void) sigemptyset(&set);
+	(void) sigaddset(&set, SIGUSR1);
+	if ((errno = pthread_sigmask(SIG_BLOCK, &set, NULL)) != 0) {
+		nbdkit_error("pthread_sigmask: %m");
 		return (-1);
 	}
 	return (0);
@@ -395,6 +546,8 @@ sdemu_config_complete(void)
 		cf_program = cf_program < 0.0 ? 20.0 : cf_program;
 		cf_rmw = cf_rmw < 0.0 ? 40.0 : cf_rmw;
 	}
+	if (durability_config() == -1)
+		return (-1);
 
 	ns_cmd = cf_cmd * cf_scale * 1000.0;
 	ns_xfer_byte = cf_scale * 1000.0 / cf_xfer_mbps;
@@ -450,6 +603,16 @@ sdemu_get_ready(void)
 	}
 	if (stats_open() == -1)
 		return (-1);
+	if (cf_durable_path != NULL && dur_volatile && cf_cache_pages > 0) {
+		dirty_map = calloc((cf_size / cf_native + 7) / 8, 1);
+		dirty_ring = calloc(cf_cache_pages, sizeof (uint64_t));
+		if (dirty_map == NULL || dirty_ring == NULL) {
+			nbdkit_error("calloc: %m");
+			return (-1);
+		}
+	}
+	if (cf_durable_path != NULL && durable_open() == -1)
+		return (-1);
 
 	st->s_nfields = SDEMU_NFIELDS;
 	st->s_size = cf_size;
@@ -468,6 +631,8 @@ sdemu_get_ready(void)
 	st->s_cache_pages = cf_cache_pages;
 	st->s_jitter_ppm = (uint64_t)llround(cf_jitter * 1e6);
 	st->s_spin_ns = ns_spin >= 0.0 ? (uint64_t)llround(ns_spin) : 0;
+	st->s_durability = (uint64_t)cf_durability;
+	st->s_durable = cf_durable_path != NULL ? 1 : 0;
 	/* The magic goes last: a reader that sees it sees the rest. */
 	__atomic_store_n(&st->s_magic, SDEMU_MAGIC, __ATOMIC_RELEASE);
 
@@ -479,10 +644,38 @@ sdemu_get_ready(void)
 	return (0);
 }
 
+/* The power-cut thread starts after nbdkit forks (if it does). */
+static int
+sdemu_after_fork(void)
+{
+	int err;
+
+	if (cf_durable_path == NULL)
+		return (0);
+	err = pthread_create(&cut_thread, NULL, cut_watch, NULL);
+	if (err != 0) {
+		errno = err;
+		nbdkit_error("pthread_create: %m");
+		return (-1);
+	}
+	cut_thread_started = 1;
+	return (0);
+}
+
 static void
 sdemu_unload(void)
 {
 	uint64_t i;
+
+	if (cut_thread_started) {
+		(void) pthread_cancel(cut_thread);
+		(void) pthread_join(cut_thread, NULL);
+	}
+	if (dur_fd != -1)
+		(void) close(dur_fd);
+	free(dirty_map);
+	free(dirty_ring);
+	free(cf_durable_path);
 
 	if (chunks != NULL) {
 		for (i = 0; i < nchunks; i++)
@@ -741,6 +934,16 @@ fail_request(uint64_t arrival)
 	return (-1);
 }
 
+/* A request to a drive whose power was cut: it never answers but EIO. */
+static int
+fail_unpowered(void)
+{
+	stat_add(&st->s_unpowered, 1);
+	inflight_leave();
+	nbdkit_set_error(EIO);
+	return (-1);
+}
+
 static uint8_t *
 chunk_get(uint64_t idx, int create)
 {
@@ -789,6 +992,300 @@ data_copy(uint8_t *buf, uint32_t count, uint64_t offset, int store)
 	return (0);
 }
 
+/*
+ * Make native page pg durable: one pwrite of the page as the newest image
+ * holds it (a page never written is zeros).  The caller holds dur_lock.
+ */
+static int
+durable_put(uint64_t pg)
+{
+	uint64_t offset = pg * cf_native;
+	const uint8_t *c = chunk_get(offset >> CHUNK_SHIFT, 0);
+	const uint8_t *p;
+	size_t done = 0;
+	ssize_t n;
+
+	p = c != NULL ? c + (offset & (CHUNK_SIZE - 1)) : zero_page;
+	while (done < cf_native) {
+		n = pwrite(dur_fd, p + done, cf_native - done,
+		    (off_t)(offset + done));
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			nbdkit_error("durable image %s: pwrite: %m",
+			    cf_durable_path);
+			nbdkit_set_error(EIO);
+			return (-1);
+		}
+		done += (size_t)n;
+	}
+	stat_add(&st->s_durable_pages, 1);
+	return (0);
+}
+
+static int
+map_test(uint64_t pg)
+{
+	return ((dirty_map[pg >> 3] >> (pg & 7)) & 1);
+}
+
+static void
+map_set(uint64_t pg, int on)
+{
+	if (on)
+		dirty_map[pg >> 3] |= (uint8_t)(1 << (pg & 7));
+	else
+		dirty_map[pg >> 3] &= (uint8_t)~(1 << (pg & 7));
+}
+
+/*
+ * Page pg was written through the volatile cache: it joins the cache
+ * unless it is in it already (then it keeps its place); a full cache
+ * first writes back the page that joined earliest.  Caller holds dur_lock.
+ */
+static int
+cache_add(uint64_t pg)
+{
+	uint64_t old;
+
+	if (cf_cache_pages == 0)
+		return (durable_put(pg));
+	if (map_test(pg))
+		return (0);
+	if (ring_count == cf_cache_pages) {
+		old = dirty_ring[ring_head];
+		if (durable_put(old) == -1)
+			return (-1);
+		map_set(old, 0);
+		ring_head = (ring_head + 1) % cf_cache_pages;
+		ring_count--;
+		stat_add(&st->s_writebacks, 1);
+	}
+	dirty_ring[(ring_head + ring_count) % cf_cache_pages] = pg;
+	ring_count++;
+	map_set(pg, 1);
+	return (0);
+}
+
+/*
+ * Make pg durable now (a FUA write on an honest volatile cache), taking
+ * it out of the cache if it was there; the pages that joined after it
+ * move up one place.  Caller holds dur_lock.
+ */
+static int
+cache_put_now(uint64_t pg)
+{
+	uint64_t i, at, next;
+
+	if (durable_put(pg) == -1)
+		return (-1);
+	if (cf_cache_pages == 0 || !map_test(pg))
+		return (0);
+	for (i = 0; i < ring_count; i++) {
+		if (dirty_ring[(ring_head + i) % cf_cache_pages] == pg)
+			break;
+	}
+	for (; i + 1 < ring_count; i++) {
+		at = (ring_head + i) % cf_cache_pages;
+		next = (ring_head + i + 1) % cf_cache_pages;
+		dirty_ring[at] = dirty_ring[next];
+	}
+	ring_count--;
+	map_set(pg, 0);
+	return (0);
+}
+
+/* An honest flush: every dirty page durable, oldest first. */
+static int
+cache_drain(void)
+{
+	uint64_t pg;
+
+	while (ring_count > 0) {
+		pg = dirty_ring[ring_head];
+		if (durable_put(pg) == -1)
+			return (-1);
+		map_set(pg, 0);
+		ring_head = (ring_head + 1) % cf_cache_pages;
+		ring_count--;
+	}
+	return (0);
+}
+
+static int
+powered(void)
+{
+	return (__atomic_load_n(&power_off, __ATOMIC_ACQUIRE) == 0);
+}
+
+/*
+ * The power goes: the dirty pages are dropped (the newest image still
+ * holds them, but no request is ever served from it again), and from
+ * now on nothing becomes durable and every request fails.
+ */
+static void
+power_cut(void)
+{
+	uint64_t i;
+
+	(void) pthread_mutex_lock(&dur_lock);
+	if (powered()) {
+		for (i = 0; i < ring_count; i++)
+			map_set(dirty_ring[(ring_head + i) % cf_cache_pages],
+			    0);
+		st->s_lost_pages = ring_count;
+		ring_count = 0;
+		st->s_dirty = 0;
+		__atomic_store_n(&power_off, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&st->s_power, 1, __ATOMIC_RELEASE);
+		nbdkit_debug("sdemu: power cut, %" PRIu64 " dirty pages lost",
+		    st->s_lost_pages);
+	}
+	(void) pthread_mutex_unlock(&dur_lock);
+}
+
+/* The only thread that takes SIGUSR1 (durability_config() blocks it). */
+static void *
+cut_watch(void *arg)
+{
+	sigset_t set;
+	int sig;
+
+	(void) sigemptyset(&set);
+	(void) sigaddset(&set, SIGUSR1);
+	for (;;) {
+		if (sigwait(&set, &sig) == 0 && sig == SIGUSR1)
+			power_cut();
+	}
+	/* NOTREACHED */
+	return (arg);
+}
+
+/*
+ * A write with durable_image=: store it in the newest image and do what
+ * this drive does to make it durable, all under dur_lock, so that a
+ * write-back never copies a page while another write is half into it,
+ * and a cut falls between two writes, never inside one.
+ */
+static int
+durable_write(const void *buf, uint32_t count, uint64_t offset,
+    uint32_t flags)
+{
+	uint64_t pg, first = offset / cf_native;
+	uint64_t last = (offset + count - 1) / cf_native;
+	int rc = 0;
+
+	(void) pthread_mutex_lock(&dur_lock);
+	if (!powered()) {
+		(void) pthread_mutex_unlock(&dur_lock);
+		return (1);
+	}
+	if (data_copy((uint8_t *)buf, count, offset, 1) == -1) {
+		(void) pthread_mutex_unlock(&dur_lock);
+		return (-1);
+	}
+	for (pg = first; pg <= last && rc == 0; pg++) {
+		if (!dur_volatile)
+			rc = durable_put(pg);
+		else if (cf_durability == DUR_HONEST &&
+		    (flags & NBDKIT_FLAG_FUA))
+			rc = cache_put_now(pg);
+		else
+			rc = cache_add(pg);
+	}
+	st->s_dirty = ring_count;
+	(void) pthread_mutex_unlock(&dur_lock);
+	return (rc);
+}
+
+/* A flush with durable_image=: only an honest one makes data durable. */
+static int
+durable_flush(void)
+{
+	int rc = 0;
+
+	(void) pthread_mutex_lock(&dur_lock);
+	if (!powered()) {
+		(void) pthread_mutex_unlock(&dur_lock);
+		return (1);
+	}
+	if (cf_durability == DUR_HONEST) {
+		if (dur_volatile)
+			rc = cache_drain();
+		if (rc == 0)
+			stat_add(&st->s_durable_flushes, 1);
+	}
+	st->s_dirty = ring_count;
+	(void) pthread_mutex_unlock(&dur_lock);
+	return (rc);
+}
+
+/*
+ * Power on: open (or create, sparse) the image and load what it holds
+ * into the newest image, reading only its data extents, so that a large
+ * image written in a few places loads in a few reads.
+ */
+static int
+durable_open(void)
+{
+	struct stat sb;
+	uint8_t *buf;
+	off_t off, end;
+	ssize_t n;
+	size_t want;
+
+	dur_fd = open(cf_durable_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (dur_fd == -1 || fstat(dur_fd, &sb) == -1) {
+		nbdkit_error("durable image %s: %m", cf_durable_path);
+		return (-1);
+	}
+	if (sb.st_size == 0 && ftruncate(dur_fd, (off_t)cf_size) == -1) {
+		nbdkit_error("durable image %s: ftruncate: %m",
+		    cf_durable_path);
+		return (-1);
+	}
+	if (sb.st_size != 0 && (uint64_t)sb.st_size != cf_size) {
+		nbdkit_error("durable image %s: %jd bytes, not size=%" PRIu64,
+		    cf_durable_path, (intmax_t)sb.st_size, cf_size);
+		return (-1);
+	}
+	if ((buf = malloc(CHUNK_SIZE)) == NULL) {
+		nbdkit_error("malloc: %m");
+		return (-1);
+	}
+	off = 0;
+	while ((uint64_t)off < cf_size) {
+		if ((off = lseek(dur_fd, off, SEEK_DATA)) == -1) {
+			if (errno == ENXIO)	/* no data after off */
+				break;
+			nbdkit_error("durable image %s: SEEK_DATA: %m",
+			    cf_durable_path);
+			free(buf);
+			return (-1);
+		}
+		if ((end = lseek(dur_fd, off, SEEK_HOLE)) == -1)
+			end = (off_t)cf_size;
+		while (off < end) {
+			want = (size_t)(end - off) < CHUNK_SIZE ?
+			    (size_t)(end - off) : CHUNK_SIZE;
+			if ((n = pread(dur_fd, buf, want, off)) <= 0) {
+				nbdkit_error("durable image %s: pread: %m",
+				    cf_durable_path);
+				free(buf);
+				return (-1);
+			}
+			if (data_copy(buf, (uint32_t)n, (uint64_t)off,
+			    1) == -1) {
+				free(buf);
+				return (-1);
+			}
+			off += n;
+		}
+	}
+	free(buf);
+	return (0);
+}
+
 static int
 size_class(uint32_t count)
 {
@@ -817,6 +1314,7 @@ sdemu_pwrite(void *h, const void *buf, uint32_t count, uint64_t offset,
 	uint64_t arrival = now_ns();
 	uint64_t first, last, pages, partial, head, tail, seq;
 	double svc;
+	int rc;
 
 	if (check_aligned(count, offset) == -1)
 		return (-1);
@@ -854,11 +1352,18 @@ sdemu_pwrite(void *h, const void *buf, uint32_t count, uint64_t offset,
 	} else if (cf_volatile) {
 		stat_add(&dirty_pages, pages);
 	}
-	if (data_copy((uint8_t *)buf, count, offset, 1) == -1) {
+	if (cf_durable_path == NULL)
+		rc = data_copy((uint8_t *)buf, count, offset, 1);
+	else if ((rc = durable_write(buf, count, offset, flags)) == 1)
+		return (fail_unpowered());
+	if (rc == -1) {
 		inflight_leave();
 		return (-1);
 	}
 	wait_until(schedule(arrival, svc));
+	/* Cut before its service time ended: the write never completed. */
+	if (cf_durable_path != NULL && !powered())
+		return (fail_unpowered());
 	inflight_leave();
 	return (0);
 }
@@ -876,8 +1381,12 @@ sdemu_pread(void *h, void *buf, uint32_t count, uint64_t offset,
 	stat_add(&st->s_bytes_read, count);
 	if (must_fail(count, offset, 0))
 		return (fail_request(arrival));
+	if (cf_durable_path != NULL && !powered())
+		return (fail_unpowered());
 	(void) data_copy(buf, count, offset, 0);
 	wait_until(schedule(arrival, ns_read + ns_xfer_byte * count));
+	if (cf_durable_path != NULL && !powered())
+		return (fail_unpowered());
 	inflight_leave();
 	return (0);
 }
@@ -888,11 +1397,20 @@ sdemu_flush(void *h, uint32_t flags)
 	uint64_t arrival = now_ns();
 	uint64_t dirty;
 	double svc;
+	int rc;
 
 	inflight_enter();
 	stat_add(&st->s_flushes, 1);
 	if (must_fail(0, UINT64_MAX, 0))
 		return (fail_request(arrival));
+	if (cf_durable_path != NULL) {
+		if ((rc = durable_flush()) == 1)
+			return (fail_unpowered());
+		if (rc == -1) {
+			inflight_leave();
+			return (-1);
+		}
+	}
 	if (cf_volatile) {
 		dirty = __atomic_exchange_n(&dirty_pages, 0, __ATOMIC_RELAXED);
 		if (dirty > cf_cache_pages)
@@ -902,6 +1420,9 @@ sdemu_flush(void *h, uint32_t flags)
 		svc = ns_flush_nv;
 	}
 	wait_until(schedule(arrival, svc));
+	/* Cut before it completed: not acknowledged, whatever it did. */
+	if (cf_durable_path != NULL && !powered())
+		return (fail_unpowered());
 	inflight_leave();
 	return (0);
 }
@@ -919,8 +1440,10 @@ static struct nbdkit_plugin plugin = {
 	    "cache=volatile|nonvolatile channels=N\n"
 	    "cmd= xfer_mbps= program= rmw= read= flush_volatile= "
 	    "flush_page= flush_nv= (us) cache_pages=N scale= jitter= spin=\n"
-	    "rt=1|0 seed=N fail=eio@OFFSET fail_after=N stats=PATH",
+	    "rt=1|0 seed=N fail=eio@OFFSET fail_after=N stats=PATH\n"
+	    "durable_image=PATH durability=honest|lie_flush|lie_nv",
 	.get_ready = sdemu_get_ready,
+	.after_fork = sdemu_after_fork,
 	.unload = sdemu_unload,
 	.open = sdemu_open,
 	.get_size = sdemu_get_size,
