@@ -57,16 +57,16 @@ struct sdemu_stats in sdemu.c:
 
 Parameters (2-17, 40-41) are the effective, scaled values; counters count
 every request that passed the alignment check, including injected
-failures; inflight, power and dirty are gauges, never reset.
+failures; inflight, power and dirty are gauges, never reset.  A request
+that libnbd itself refuses for alignment (it knows the block size) never
+reaches the plugin: the caller gets EINVAL and no counter moves.
 
 Durability (durable=True: sdemu's durable_image=, in the drive's temp
 dir): writes wait in a volatile cache until the drive makes them durable
 (sdemu.c says when, for each durability= kind); cut_power() sends
 SIGUSR1, after which the drive fails every request with EIO and has lost
 its cache, and power_on() starts nbdkit and nbdfuse again on the same
-durable image, which is then all the drive holds.  A
-request that libnbd itself refuses for alignment (it knows the block size)
-never reaches the plugin: the caller gets EINVAL and no counter moves.
+durable image, which is then all the drive holds.
 """
 
 import atexit

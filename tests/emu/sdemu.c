@@ -113,11 +113,15 @@
  * (counted in lost_pages), and from then on every request, including one
  * in flight whose service time ends later, fails with EIO and nothing
  * more becomes durable.  A signal rather than a control file: the cut
- * happens when it is sent, even with no request arriving, with no
- * polling and no system call added to the request path, and the harness
- * knows it took effect when power reads 1 in the stats file.  Power on
- * is a new nbdkit on the same image: it loads what was durable, nothing
- * else.  Stopping nbdkit is a cut too: nothing is written back at exit.
+ * happens when it is sent, even with no request arriving, with no thread
+ * polling a file and nothing added to the request path to look for one,
+ * and the harness knows it took effect when power reads 1 in the stats
+ * file.  (Without durable_image= SIGUSR1 keeps its default action and
+ * ends nbdkit.)  Power on is a new nbdkit on the same image: it loads
+ * what was durable, nothing else.  Stopping nbdkit is a cut too: nothing
+ * is written back at exit.  A FUA write cannot come through nbdfuse (the
+ * kernel sends O_DSYNC to FUSE as a write and an fsync), so its path is
+ * for NBD clients.
  *
  * The image file is the raw device image (sparse, size bytes); a page
  * becomes durable by one pwrite() of the whole native page from the newest
@@ -125,7 +129,7 @@
  * the drive went through.  That survives a SIGKILL of nbdkit at any moment
  * without fdatasync: a completed pwrite is in the page cache, which
  * outlives the process, and the kernel copies each 4 KiB page of a
- * pwrite whole, so a killed write-back leaves each block old or new (a
+ * pwrite whole, so a killed write-back leaves each block old or new (an
  * 8 or 16 KiB native page may be left part old, part new, as on a drive
  * whose program was cut).  What the emulation does not model is the
  * test machine itself crashing, which fdatasync would be for.
@@ -140,11 +144,11 @@
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
