@@ -25,9 +25,12 @@ as replacements, and what blkdev reports is checked against nvme.conf
 A pair is checked for every model and certified serial its key covers
 (drivers/sd/keys.py key_members): one value for models that disagree
 (SDT-3006),
-cache-nonvolatile:true over a volatile cache, measured or listed
-(SDT-5002, including a vendor's data-at-rest-only protection), or with
-no evidence of a non-volatile one (SDT-5001).
+cache-nonvolatile:true over a volatile cache, measured, listed or
+witnessed (SDT-5002, including a vendor's data-at-rest-only protection
+and a power cut that lost acknowledged writes), or with no evidence of a
+non-volatile one (SDT-5001).  A disk whose model and firmware lost
+flushed writes in a witnessed power cut is a high finding as a log,
+special or dedup device, sd.conf or not (SDT-5003).
 
 Findings the operator has accepted are silenced in the configuration:
 [silence] ID = subject, subject ... (or *).  Exit 1 while any finding
@@ -52,6 +55,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from .records.group import latest_by_serial
+from .records.powercuts import flush_lies
 from .records.record import CONFIDENT, CertRecord
 from .errors import EXIT_FAILED, EXIT_OK, EXIT_PROBLEMS
 from .findings import SEVERITY_ORDER, Finding, is_problem, make
@@ -77,6 +81,9 @@ KERNEL_FINDINGS = {
              "not persistent": "SDT-6005"},
 }
 SHADOWED_FINDING = {"sd": "SDT-6001", "nvme": "SDT-6007"}
+# Pool roles ZFS writes synchronously and relies on a flush for (its
+# intent log, and metadata on a special or dedup device).
+LOG_OR_METADATA = ("log", "special", "dedup")
 # How to take back a physical block size too large for a pool's ashift,
 # by the driver whose .conf set it (SDT-1003).
 UNDO_BLOCK_SIZE = {
@@ -352,6 +359,12 @@ class Auditor:
                 self.add("SDT-2001", d.name, disk=d.name, key=d.key)
         for d in self.inv.disks:
             rec = self.record_of(d)
+            if rec and d.pool_role in LOG_OR_METADATA:
+                lies = flush_lies(rec.power_cuts, (d.firmware or "").strip()
+                                  or None)
+                if lies:
+                    self.add("SDT-5003", d.name, disk=d.name,
+                             role=d.pool_role, pool=d.pool, why=lies)
             if rec and rec.firmware and d.firmware and \
                     rec.firmware.strip() != d.firmware.strip():
                 self.add("SDT-2002", d.name, disk=d.name,

@@ -142,6 +142,16 @@ CATALOGUE: Dict[str, Kind] = {k.id: k for k in (
          "Remove it, whatever other drives under the key can do: "
          "'sdtune sdconf unset {conf} \"{key}\" cache-nonvolatile "
          "--write', then 'sdtune apply'.", SEE),
+    Kind("SDT-5003", "high", "a drive whose flushes lie holds a pool's log "
+         "or metadata",
+         "{disk} is the {role} device of pool {pool}, and a witnessed power "
+         "cut of its model and firmware lost writes its cache flush had "
+         "acknowledged ({why}). ZFS relies on that flush for its intent "
+         "log and metadata whatever sd.conf says: a power loss can lose "
+         "synchronous writes and corrupt the pool.",
+         "Replace it with a drive whose flushes held through a witnessed "
+         "power cut, or move the {role} device off it ('zpool remove "
+         "{pool} {disk}' where the pool allows it).", SEE),
     Kind("SDT-6001", "medium", "a copy of sd.conf the kernel does not read",
          "{path} is shadowed: the kernel reads only the first sd.conf on "
          "the module path, {effective}, so edits to {path} change "

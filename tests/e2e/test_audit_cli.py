@@ -313,6 +313,30 @@ def test_5001_cache_nonvolatile_without_evidence(tmp_path):
     assert raised(app, "SDT-5001") == []
 
 
+def test_5003_flushes_that_lie_under_a_log_device(tmp_path):
+    from sdtune.records.powercuts import Claim, PowerCut
+    app = build(tmp_path, pools=[tank(logs=[INTEL["name"]])])
+    rec = builders.cert_record(
+        INTEL_KEY, INTEL["serial"], firmware="0270", when=time.time(),
+        time_iso="2026-11-22T00:00:00Z", native=4096, recommended={})
+    lied = PowerCut(time.time(), "2026-11-27T23:00:00Z", "0270",
+                    "0123456789abcdef", Claim(40, 40, "failed"),
+                    Claim(52, 52, "failed"), 0)
+    rec.power_cuts = [lied]
+    builders.store_record(app.root, rec, "%s.json" % INTEL["serial"])
+    (f,) = raised(app, "SDT-5003")
+    assert f["severity"] == "high" and f["subject"] == INTEL["name"]
+    assert "log device of pool tank" in f["status"]
+    assert "40 of 40 writes a completed flush acknowledged lost" in \
+        f["status"]
+    # Honest flushes over a volatile cache are no danger there.
+    rec.power_cuts = [PowerCut(time.time(), "2026-11-27T23:00:00Z", "0270",
+                               "0123456789abcdef", Claim(40, 0, "passed"),
+                               Claim(52, 12, "failed"), 0)]
+    builders.store_record(app.root, rec, "%s.json" % INTEL["serial"])
+    assert raised(app, "SDT-5003") == []
+
+
 S45_KEY = "ATA     INTEL SSDSC2KB48"
 
 

@@ -55,14 +55,11 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple, Union
 
 from ..errors import ParseError
+from ..records.powercuts import FAILED, NOTHING, PASSED, Claim, PowerCut
 
 # What a slot holds after the cut: (run, seq) of a whole block, or "zero"
 # or "torn".
 Held = Union[Tuple[str, int], str]
-
-PASSED = "passed"
-FAILED = "failed"
-NOTHING = "nothing to check"
 
 _RUN = re.compile(r"run ([0-9a-f]{16}) ([1-9][0-9]{0,11}) ([1-9][0-9]{0,9})$")
 _WRITE = re.compile(r"w ([1-9][0-9]{0,17}) (0|[1-9][0-9]{0,11})$")
@@ -219,3 +216,15 @@ def verdict(log: Optional[WitnessLog], found: Dict[int, Held]
     return Outcome(log.run, _check(log, found, flushed),
                    _check(log, found, log.completed),
                    sum(1 for v in found.values() if v == "torn"))
+
+
+def record_entry(outcome: Outcome, time: float, time_iso: str,
+                 firmware: Optional[str]) -> PowerCut:
+    """The record's entry of a cut's verdict (records/powercuts.py)."""
+    return PowerCut(time, time_iso, firmware, outcome.run,
+                    Claim(outcome.flush.acknowledged, outcome.flush.lost,
+                          outcome.flush.status),
+                    Claim(outcome.nonvolatile.acknowledged,
+                          outcome.nonvolatile.lost,
+                          outcome.nonvolatile.status),
+                    outcome.torn)

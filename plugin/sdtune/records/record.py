@@ -24,7 +24,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from ..sdconf.match import KEY_LEN
 from ..nvmeconf.edit import check_settings
@@ -32,6 +32,8 @@ from ..nvmeconf.model import TUNABLES as NVME_TUNABLES
 from ..driverconf.edit import EditError
 from ..sdconf.tunables import canonical_value
 from .gains import Gains, gains_problem
+from .powercuts import PowerCut, powercuts_problem
+from .powercuts import from_json as power_cuts_from_json
 
 # The version of the record document.
 VERSION = 1
@@ -293,6 +295,11 @@ def record_problem(record: Any) -> Optional[str]:
             _text_problem(record["gains"], "gains")
         if why:
             return why
+    if "power_cuts" in record:
+        why = powercuts_problem(record["power_cuts"]) or \
+            _text_problem(record["power_cuts"], "power_cuts")
+        if why:
+            return why
     return _part_problem(record)
 
 
@@ -381,6 +388,9 @@ class CertRecord:
     # What each recommended tunable buys on this drive (gains.py); None
     # where certify did not measure it (infer, older records).
     gains: Optional[Gains] = None
+    # The witnessed power cuts of this drive (powercuts.py), oldest
+    # first; empty where none was made.
+    power_cuts: List[PowerCut] = field(default_factory=list)
 
     @property
     def outside_sd(self) -> bool:
@@ -450,8 +460,9 @@ class CertRecord:
         every version of sdtune has written them, then "driver" and
         "model" for a disk certified by a version that knows them (a
         file target's and an older record's document are unchanged),
-        then "origin" and "imported" where the record has them, and
-        "gains" where certify measured them."""
+        then "origin" and "imported" where the record has them,
+        "gains" where certify measured them, and "power_cuts" where
+        the drive's power was cut."""
         doc = {
             "version": VERSION,
             "target": self.target,
@@ -483,6 +494,8 @@ class CertRecord:
             doc["imported"] = self.imported
         if self.gains is not None:
             doc["gains"] = self.gains.to_json()
+        if self.power_cuts:
+            doc["power_cuts"] = [c.to_json() for c in self.power_cuts]
         return doc
 
     def as_stored(self) -> dict:
@@ -516,7 +529,8 @@ class CertRecord:
             driver=doc.get("driver"), model=doc.get("model"),
             origin=doc.get("origin"), imported=doc.get("imported"),
             gains=Gains.from_json(doc["gains"])
-            if doc.get("gains") is not None else None)
+            if doc.get("gains") is not None else None,
+            power_cuts=power_cuts_from_json(doc.get("power_cuts")))
 
 
 def parse_record(data: bytes) -> Tuple[Optional[CertRecord], Optional[str]]:

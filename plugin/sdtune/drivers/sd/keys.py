@@ -24,6 +24,7 @@ from ...inventory.disks import Disk
 from ...knowndrives import KnownDrive, lookup
 from ...records.group import certified_when, record_model
 from ...records.gains import TunableGain
+from ...records.powercuts import TRUSTED, cache_evidence
 from ...records.record import CONFIDENT, CertRecord
 from ...sdconf.match import Identity
 from ...sdconf.tunables import value_text
@@ -91,9 +92,16 @@ class Member:
 
 def _cache_of(rec: Optional[CertRecord], rows: List[KnownDrive],
               proposes_nv: bool) -> Tuple[str, str]:
-    """(cache kind, why).  A vendor's data-at-rest statement wins over
-    everything (timing cannot see an unprotected cache that happens to
-    flush fast); then device evidence, the table, the certification."""
+    """(cache kind, why).  A witnessed power cut wins over everything
+    (records/powercuts.py: a failed check makes the cache volatile for
+    this firmware whatever else says, a passed non-volatile claim stands
+    in for NV_SUP); then a vendor's data-at-rest statement (timing cannot
+    see an unprotected cache that happens to flush fast); then device
+    evidence, the table, the certification."""
+    witnessed = cache_evidence(rec.power_cuts, rec.firmware) \
+        if rec is not None else None
+    if witnessed is not None:
+        return (NV if witnessed[0] == TRUSTED else VOLATILE), witnessed[1]
     for row in rows:
         if row.data_at_rest:
             return VOLATILE, ("power-loss protection for data at rest only, "
