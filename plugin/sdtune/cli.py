@@ -78,7 +78,7 @@ def _needs_root(args: argparse.Namespace) -> bool:
     refuses them to an ordinary user too; this check does not depend on
     how the options were spelled."""
     return args.command in ("certify", "apply", "rollback", "trace",
-                            "recover")
+                            "recover", "powercut")
 
 
 def _check_root_dir(root: str, machine: Host) -> None:
@@ -254,7 +254,7 @@ def _main(argv: Optional[List[str]], out: TextIO,
                 out.changing = args.command in _CHANGING or (
                     args.command == "sdconf" and
                     getattr(args, "write", False))
-            env = Env(host, cfg, out, sys.stderr)
+            env = Env(host, cfg, out, sys.stderr, machine=machine)
             code = commands.BY_NAME[args.command].run(  # type: ignore
                 args, env)
             out.flush()

@@ -28,7 +28,7 @@ import configparser
 import os
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Tuple
 
 from sdtune import layout
 from sdtune.errors import ConfigError, HostError
@@ -56,6 +56,28 @@ class Signing:
     key: Optional[str]
     identity: Optional[str]
     allowed_signers: Optional[str]
+
+
+@dataclass(frozen=True)
+class PowerCutSettings:
+    """[powercut] (Config.powercut): the witness's directory on this
+    machine, and the two time bounds of a check, in seconds."""
+
+    witness_dir: str
+    seconds: int
+    wait: int
+
+
+def _state_home(environ: Mapping[str, str]) -> Optional[str]:
+    """The witness's default directory: under $XDG_STATE_HOME, else
+    under $HOME/.local/state; None when neither is an absolute path."""
+    state = environ.get("XDG_STATE_HOME", "")
+    if state.startswith("/"):
+        return os.path.join(state, "sdtune", "witness")
+    home = environ.get("HOME", "")
+    if home.startswith("/"):
+        return os.path.join(home, ".local", "state", "sdtune", "witness")
+    return None
 
 
 @dataclass
@@ -174,6 +196,38 @@ class Config:
                              % identity)
         return Signing(section.get("key", "") or None, identity or None,
                        section.get("allowed_signers", "") or None)
+
+    def powercut(self, environ: Mapping[str, str]) -> "PowerCutSettings":
+        """[powercut]: witness_dir, where this machine keeps the logs of
+        its power-cut checks (an absolute path here, never under -R;
+        empty: $XDG_STATE_HOME/sdtune/witness or
+        $HOME/.local/state/sdtune/witness, from ``environ``); seconds,
+        how long the engine writes waiting for the cut (10 to 86400,
+        default 600); wait, how long sdtune then waits for the
+        appliance to come back (0 to 86400 seconds, default 1800)."""
+        section = self.sections.get("powercut", {})
+        directory = section.get("witness_dir", "")
+        if directory and not directory.startswith("/"):
+            raise self.error("powercut", "witness_dir", "[powercut] "
+                             "witness_dir = '%s': expected an absolute "
+                             "path" % directory)
+        if not directory:
+            directory = _state_home(environ)
+            if directory is None:
+                raise self.error("powercut", "witness_dir", "neither "
+                                 "XDG_STATE_HOME nor HOME names a "
+                                 "directory: set [powercut] witness_dir")
+        numbers = []
+        for name, default, low in (("seconds", "600", 10), ("wait", "1800",
+                                                            0)):
+            value = section.get(name, default)
+            if not value.isdigit() or len(value) > 6 or \
+                    not low <= int(value) <= 86400:
+                raise self.error("powercut", name, "[powercut] %s = '%s': "
+                                 "expected a whole number of seconds from "
+                                 "%d to 86400" % (name, value, low))
+            numbers.append(int(value))
+        return PowerCutSettings(directory, numbers[0], numbers[1])
 
     def certify(self) -> "CertifySettings":
         """[certify]: how certification measures."""

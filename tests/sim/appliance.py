@@ -34,7 +34,7 @@ import shlex
 import shutil
 import subprocess
 import sys
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 if __name__ == "__main__" and not __package__:
     # tests/sim must not be on the path: its platform.py would shadow the
@@ -213,6 +213,12 @@ class Appliance:
         a panic or power loss (the archive is booted as it is)."""
         self._change(platform.reboot, clean)
 
+    def hold_powercut(self, seconds: float) -> None:
+        """Make the engine's power-cut writer wait SECONDS before its
+        first line (0: start at once): a cut in that time comes before
+        any write."""
+        self._change(lambda st: st.update(powercut_hold_s=seconds))
+
     def hotplug(self, name: str) -> None:
         """Pull and re-insert one disk: it attaches with the loaded list
         (a disk absent from the scenario's start appears now)."""
@@ -319,19 +325,26 @@ class Appliance:
                               capture_output=True, env=dict(FIXED_ENV),
                               cwd="/", timeout=timeout, check=False)
 
-    def sdtune(self, *args: str, config: Optional[str] = None,
-               stdin: Optional[str] = None) -> subprocess.CompletedProcess:
-        """Run the product's launcher (bin/sdtune, by path: nothing of the
-        product is imported) against this appliance: `-R root --config
+    def sdtune_argv(self, *args: str, config: Optional[str] = None
+                    ) -> Tuple[List[str], Dict[str, str]]:
+        """The command line and environment of sdtune(): the product's
+        launcher (bin/sdtune, by path: nothing of the product is
+        imported) against this appliance, `-R root --config
         sdtune.conf`, the test python (through this process's
         tests/harness/sdtuneserver.py when it runs), no zonename."""
         env = {"PATH": "/usr/bin:/bin",
                "SDTUNE_PYTHON": sdtuneserver.python(),
                "SDTUNE_ZONENAME_CMD": "/nonexistent"}
         launcher = os.path.join(REPO, "bin", "sdtune")
-        return subprocess.run([launcher, "-R", self.root, "--config",
-                               config or self.config, *args], env=env,
-                              input=stdin, capture_output=True, text=True,
+        return [launcher, "-R", self.root, "--config", config or self.config,
+                *args], env
+
+    def sdtune(self, *args: str, config: Optional[str] = None,
+               stdin: Optional[str] = None) -> subprocess.CompletedProcess:
+        """Run sdtune (sdtune_argv) to its end."""
+        argv, env = self.sdtune_argv(*args, config=config)
+        return subprocess.run(argv, env=env, input=stdin,
+                              capture_output=True, text=True,
                               stdin=None if stdin is not None else
                               subprocess.DEVNULL, check=False)
 

@@ -31,6 +31,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+import time
 from typing import Dict, Optional, Tuple
 
 from . import kernel
@@ -38,9 +39,9 @@ from . import kernel
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 ENGINE = os.path.join(REPO, "plugin", "engine", "sdio")
-# The uses the simulator answers itself (scsi()) or sets up (prove());
-# every other use is the engine's alone.
-SIMULATED = ("scsi", "prove")
+# The uses the simulator answers itself (scsi()) or sets up (prove(),
+# powercut()); every other use is the engine's alone.
+SIMULATED = ("scsi", "prove", "powercut")
 SHIM_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                            "dkioshim.c")
 SHIM_CACHE = os.path.join(os.path.dirname(SHIM_SOURCE), ".build")
@@ -223,10 +224,22 @@ def wrapper(runner: str) -> str:
             % ("|".join(SIMULATED), runner, shlex.quote(ENGINE)))
 
 
+def powercut(state: Dict, args) -> Tuple[str, str, int]:
+    """The real engine's power-cut writer or read-back; the writer first
+    waits what the appliance's state says (Appliance.hold_powercut), so
+    that a test can cut the power before any write."""
+    if args[:1] == ["write"] and state.get("powercut_hold_s"):
+        time.sleep(float(state["powercut_hold_s"]))
+    os.execv(ENGINE, [ENGINE, "powercut"] + list(args))
+    raise AssertionError("not reached")
+
+
 def main(state: Dict, args) -> Tuple[str, str, int]:
     if args and args[0] == "scsi":
         return scsi(state, args[1:])
     if args and args[0] == "prove":
         return prove(state, args[1:])
+    if args and args[0] == "powercut":
+        return powercut(state, args[1:])
     os.execv(ENGINE, [ENGINE] + list(args))
     raise AssertionError("not reached")

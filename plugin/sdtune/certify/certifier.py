@@ -79,79 +79,81 @@ def _needs_inventory(targets: List[str]) -> bool:
 
 
 def resolve_targets(host: Host, targets: List[str], confirm: List[str],
-                    inventory: Optional[Inventory]) -> List[Target]:
+                    inventory: Optional[Inventory],
+                    verb: str = "certify") -> List[Target]:
     """Check consent and safety for every target; no I/O happens here.
 
     A target given twice is certified once.  Two different names for one
     disk (c0t1d0 and /dev/rdsk/c0t1d0s0) or one file are a usage error:
     they may name different regions (the whole disk or a slice), and
     guessing which one the operator meant could measure the wrong one.
+    Errors name ``verb``, the command that would write.
     """
     for extra in sorted(set(confirm) - set(targets)):
-        raise UsageError("certify", extra, "--confirm names a target that "
+        raise UsageError(verb, extra, "--confirm names a target that "
                          "is not being certified")
     out = []
     seen: Dict[Tuple, str] = {}
     for arg in dict.fromkeys(targets):
         if arg not in confirm:
-            raise RefusedError("certify", arg, "certification destroys all "
+            raise RefusedError(verb, arg, "certification destroys all "
                                "data on it; repeat the target with "
                                "--confirm %s" % arg)
-        target, identity = _resolve(host, arg, inventory)
+        target, identity = _resolve(host, arg, inventory, verb)
         if identity in seen:
-            raise UsageError("certify", arg, "names the same %s as '%s'; "
+            raise UsageError(verb, arg, "names the same %s as '%s'; "
                              "give it once" % (identity[0], seen[identity]))
         seen[identity] = arg
         out.append(target)
     return out
 
 
-def _resolve(host: Host, arg: str, inventory: Optional[Inventory]
-             ) -> Tuple[Target, Tuple]:
+def _resolve(host: Host, arg: str, inventory: Optional[Inventory],
+             verb: str) -> Tuple[Target, Tuple]:
     """The target, and what it is (("disk", name) or ("file", device,
     inode)) to find two names for the same thing."""
     if "/" not in arg:
         disk = inventory.by_name(arg) if inventory else None
         if disk is None:
-            raise UsageError("certify", arg, "no such disk (see sdtune "
+            raise UsageError(verb, arg, "no such disk (see sdtune "
                              "disks)")
-        _refuse_in_use(arg, disk)
+        _refuse_in_use(verb, arg, disk)
         return (Target(arg, host.sys_path("%s/%sp0" % (RAW_DIR, disk.name)),
                        disk), ("disk", disk.name))
     if ".." in arg.split("/"):
-        raise RefusedError("certify", arg, "a path with '..' in it: the "
+        raise RefusedError(verb, arg, "a path with '..' in it: the "
                            "disk checked for use might not be the one "
                            "written; give the path without '..'")
     if not arg.startswith("/"):
-        raise UsageError("certify", arg, "not an absolute path")
+        raise UsageError(verb, arg, "not an absolute path")
     path = _normalized(arg)
     directory, name = posixpath.split(path)
     m = _DEV_NAME.match(name)
     if directory == RAW_DIR and m:
         disk = inventory.by_name(m.group(1)) if inventory else None
         if disk is None:
-            raise RefusedError("certify", arg, "not a disk sdtune can check"
+            raise RefusedError(verb, arg, "not a disk sdtune can check"
                                " for use: in-use state unknown")
-        _refuse_in_use(arg, disk)
+        _refuse_in_use(verb, arg, disk)
         # sdio opens exactly the normalized path whose disk was checked.
         device = host.sys_path(path)
         if not host.exists(device):
-            raise UsageError("certify", arg, "no such device")
+            raise UsageError(verb, arg, "no such device")
         return Target(arg, device, disk), ("disk", disk.name)
     # A lab target: a plain file (an emulated drive, a scratch file).
     try:
         st = host.stat(path)
     except SdtuneError:
-        raise UsageError("certify", arg, "no such file")
+        raise UsageError(verb, arg, "no such file")
     if not statmod.S_ISREG(st.st_mode):
-        raise RefusedError("certify", arg, "a device node outside %s: "
+        raise RefusedError(verb, arg, "a device node outside %s: "
                            "in-use state unknown" % RAW_DIR)
     return Target(arg, path, None), ("file", st.st_dev, st.st_ino)
 
 
-def _refuse_in_use(arg: str, disk: Disk) -> None:
+def _refuse_in_use(verb: str, arg: str, disk: Disk) -> None:
     if disk.rejected_reasons:
-        raise RefusedError("certify", arg, "in use: %s"
+        raise RefusedError(verb, arg, "in use: %s"
                            % "; ".join(disk.rejected_reasons))
 
 

@@ -27,6 +27,13 @@ to its log as it arrives and makes it durable before it takes more, so
 the log holds what the drive acknowledged up to the cut, and no more: a
 line the cut left without its newline is not part of it (split_lines).
 
+A run the controller resumes (it was stopped, or the link dropped
+without a power cut) goes on in a new engine process that says the same
+run line again and numbers its writes from a higher count, above any
+write the stopped engine may have completed after its last logged line
+(resume_seq).  A flush covers every write completed before it, the
+earlier engine's too.
+
 After the power comes back, the region is read and each slot reported:
 
     SLOT RUNID SEQ          a whole block of write SEQ of run RUNID,
@@ -44,19 +51,23 @@ write to it (one in flight at the cut may or may not have landed):
   safe for ZFS;
 * the non-volatile claim: every completed write, flushed or not, as a
   cache that keeps its contents through a power cut (cache-nonvolatile)
-  must keep them.
+  must keep them.  A cut that came when every completed write had been
+  flushed does not test it (a volatile cache loses nothing then either):
+  it can fail, if a flushed write is gone, but not pass.
 
 A check with no acknowledged write in the log (the cut came first) has
 nothing to check: it neither passes nor fails.
 """
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, Iterable, List, Optional, Tuple, Union
 
 from ..errors import ParseError
 from ..records.powercuts import FAILED, NOTHING, PASSED, Claim, PowerCut
 
+# The check's errors read "cannot check the cache of 'DISK': why".
+VERB = "check the cache of"
 # What a slot holds after the cut: (run, seq) of a whole block, or "zero"
 # or "torn".
 Held = Union[Tuple[str, int], str]
@@ -95,14 +106,27 @@ def parse_log(lines: Iterable[str], where: str) -> Optional[WitnessLog]:
     the engine said anything); ParseError naming ``where``, the line and
     the field for anything else than the engine writes."""
     log: Optional[WitnessLog] = None
+    # The highest write logged, and the first number of the engine that
+    # wrote last (a resumed run's).
+    latest: int = 0
+    resumed: Optional[int] = 1
     for number, line in enumerate(lines, 1):
         at = "%s line %d" % (where, number)
+        m = _RUN.match(line)
         if log is None:
-            m = _RUN.match(line)
             if m is None:
                 raise ParseError(where, "run", "line %d: %r is not the "
                                  "run's first line" % (number, line[:60]))
             log = WitnessLog(m.group(1), int(m.group(2)), int(m.group(3)))
+            continue
+        if m is not None:
+            if (m.group(1), int(m.group(2)), int(m.group(3))) != (
+                    log.run, log.slots, log.block):
+                raise ParseError(where, "run", "%s: another run's line "
+                                 "in the log of run %s" % (at, log.run))
+            # Resumed: the new engine numbers its writes above all
+            # (resume_seq), from its first.
+            resumed = None
             continue
         m = _WRITE.match(line)
         if m is not None:
@@ -110,10 +134,13 @@ def parse_log(lines: Iterable[str], where: str) -> Optional[WitnessLog]:
             if slot >= log.slots:
                 raise ParseError(where, "slot", "%s: slot %d outside the "
                                  "region's %d" % (at, slot, log.slots))
-            if seq in log.completed:
-                raise ParseError(where, "seq", "%s: write %d completed "
-                                 "twice" % (at, seq))
+            if seq <= latest:
+                raise ParseError(where, "seq", "%s: write %d after write "
+                                 "%d" % (at, seq, latest))
             log.completed[seq] = slot
+            latest = seq
+            if resumed is None:
+                resumed = seq
             continue
         m = _FLUSH.match(line)
         if m is not None:
@@ -122,9 +149,11 @@ def parse_log(lines: Iterable[str], where: str) -> Optional[WitnessLog]:
                 raise ParseError(where, "seq", "%s: flush of writes up to "
                                  "%d after one up to %d" % (at, seq,
                                                             log.flushed))
-            # Bounded by the writes logged, whatever SEQ says.
-            missing = next((s for s in range(log.flushed + 1, min(
-                seq, log.flushed + len(log.completed) + 1) + 1)
+            # This engine's writes up to SEQ must all have completed;
+            # bounded by the writes logged, whatever SEQ says.
+            start = max(log.flushed + 1, resumed or seq + 1)
+            missing = next((s for s in range(start, min(
+                seq, start + len(log.completed)) + 1)
                 if s not in log.completed), None)
             if missing is not None:
                 raise ParseError(where, "seq", "%s: flush of writes up to "
@@ -135,6 +164,20 @@ def parse_log(lines: Iterable[str], where: str) -> Optional[WitnessLog]:
         raise ParseError(where, "line", "%s: %r is no line the engine "
                          "writes" % (at, line[:60]))
     return log
+
+
+# A resumed run's writes are numbered from the next multiple of this,
+# plus one: far above anything a stopped engine can have written between
+# its last logged line and its end (the link gone, sdio serve kills it).
+RESUME_STEP = 10 ** 9
+
+
+def resume_seq(log: Optional[WitnessLog]) -> int:
+    """The first write number of an engine that resumes the run of
+    ``log``; also above 1 for a run that logged nothing, whose engine
+    may have written what never reached the log."""
+    latest = max(log.completed) if log is not None and log.completed else 0
+    return (latest // RESUME_STEP + 1) * RESUME_STEP + 1
 
 
 def parse_slots(lines: Iterable[str], where: str,
@@ -168,12 +211,17 @@ class Check:
     lost: int
     # The first few lost: (slot, seq) of the write that should be there.
     examples: Tuple[Tuple[int, int], ...]
+    # Whether the cut put the claim to the test at all: the
+    # non-volatile claim is not tested by a cut that came when every
+    # completed write had been flushed (a volatile cache then loses
+    # nothing either).
+    tested: bool = True
 
     @property
     def status(self) -> str:
         if self.lost:
             return FAILED
-        return PASSED if self.acknowledged else NOTHING
+        return PASSED if self.acknowledged and self.tested else NOTHING
 
 
 @dataclass(frozen=True)
@@ -213,8 +261,9 @@ def verdict(log: Optional[WitnessLog], found: Dict[int, Held]
         return None
     flushed = {seq: slot for seq, slot in log.completed.items()
                if seq <= log.flushed}
-    return Outcome(log.run, _check(log, found, flushed),
-                   _check(log, found, log.completed),
+    nonvolatile = replace(_check(log, found, log.completed),
+                          tested=len(flushed) < len(log.completed))
+    return Outcome(log.run, _check(log, found, flushed), nonvolatile,
                    sum(1 for v in found.values() if v == "torn"))
 
 

@@ -10,6 +10,7 @@
 
     disks      disks
     certify    certify, infer, results
+    powercut   powercut
     report     report
     tune       plan, apply, history, rollback, recover
     verify     verify, prove
@@ -25,11 +26,13 @@ the work, imported only when the command runs.
 
 from typing import Dict, List, Tuple
 
-from . import audit, certify, disks, report, sdconf, trace, tune, verify
+from . import (audit, certify, disks, powercut, report, sdconf, trace,
+               tune, verify)
 
 TABLE: List[Tuple[str, object]] = [
     ("disks", disks), ("certify", certify), ("infer", certify),
-    ("results", certify), ("report", report), ("plan", tune),
+    ("results", certify), ("powercut", powercut), ("report", report),
+    ("plan", tune),
     ("apply", tune), ("verify", verify), ("prove", verify),
     ("audit", audit), ("history", tune),
     ("rollback", tune), ("recover", tune), ("trace", trace),

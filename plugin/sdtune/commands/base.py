@@ -65,6 +65,9 @@ class Env:
     cfg: Config
     out: TextIO
     err: TextIO = field(default_factory=lambda: sys.stderr)
+    # The machine sdtune runs on, unrooted: the host itself without
+    # --host, the controller with it (the power-cut check's witness).
+    machine: Optional[Host] = None
     _flavour: Optional[str] = field(default=None, repr=False)
 
     def flavour(self, args: argparse.Namespace) -> str:

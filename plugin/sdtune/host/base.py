@@ -241,6 +241,18 @@ class Host(abc.ABC):
         for the root or through a symbolic link below it; HostError when
         it is not empty or cannot be removed."""
 
+    def append_durable(self, path: str, data: bytes) -> None:
+        """Append ``data`` to the file at ``path`` (created 0600 if
+        missing) and make it durable (fsync, and the directory's on
+        creation) before returning: a log that must hold everything
+        written to it when this machine, or the process, dies.  Refused
+        (exit 3) through a symbolic link below the root, as for writes.
+        Only a host whose disk sdtune keeps its own logs on has one:
+        RealHost; any other refuses."""
+        raise HostError("append to", self.where(path), "this host keeps "
+                        "no log of sdtune's: a log is kept on the machine "
+                        "sdtune runs on")
+
     def read_links(self, directory: str) -> Dict[str, str]:
         """Every symbolic link in ``directory``, name to target: one
         request for what /dev/rdsk holds, however many disks there are."""

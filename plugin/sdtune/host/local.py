@@ -351,6 +351,26 @@ class RealHost(Host):
                             "or choose another name)", EXIT_REFUSED) from e
         self._fsync_dir(os.path.dirname(path))
 
+    def append_durable(self, path: str, data: bytes) -> None:
+        path = os.path.abspath(path)
+        self._check_no_symlinks(path)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT
+                         | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        except OSError as e:
+            raise HostError("append to", path, os_reason(e)) from e
+        try:
+            created = os.fstat(fd).st_size == 0
+            self._write_all(fd, data)
+            os.fsync(fd)
+        except OSError as e:
+            raise HostError("append to", path, os_reason(e)) from e
+        finally:
+            os.close(fd)
+        if created:
+            # The file's name must survive a crash as well as its data.
+            self._fsync_dir(os.path.dirname(path))
+
     def write_atomic(self, path: str, data: bytes,
                      mode: Optional[int] = None) -> None:
         """Readers see the old file or the new one, never a mixture.

@@ -10,7 +10,7 @@ turning a failure into a ParseError that names the command and field."""
 
 from typing import Optional, Sequence
 
-from ..errors import ParseError
+from ..errors import ParseError, SdtuneError
 from ..host import Host
 
 
@@ -25,3 +25,22 @@ def output_of(host: Host, name: str, args: Sequence[str], field: str,
             "exit status %d" % result.returncode
         raise ParseError(label, field, reason)
     return result.stdout
+
+
+# The kernel's boot time, in seconds since 1970 (every illumos platform).
+BOOT_TIME_STAT = "unix:0:system_misc:boot_time"
+
+
+def boot_time(host: Host) -> Optional[int]:
+    """When the host last booted, from `kstat -p` of BOOT_TIME_STAT;
+    None when it cannot be read (no kstat, a failure, an answer that is
+    no whole number): the caller must then assume the worst."""
+    try:
+        words = output_of(host, "kstat", ["-p", BOOT_TIME_STAT],
+                          "boot_time").split()
+    except SdtuneError:
+        return None
+    if len(words) != 2 or words[0] != BOOT_TIME_STAT or \
+            not words[1].isdigit():
+        return None
+    return int(words[1])

@@ -36,7 +36,7 @@ from typing import List, Optional
 
 from ..errors import RefusedError, SdtuneError
 from ..host import Host
-from ..inventory.runner import output_of
+from ..inventory.runner import BOOT_TIME_STAT, boot_time
 from .base import FileChange, ModuleConflict, NextBoot, Persistence, Platform
 from .detect import PlatformInfo
 from .modpath import BOOTFS_KERNEL, ConfCopies
@@ -44,7 +44,6 @@ from .modpath import BOOTFS_KERNEL, ConfCopies
 USBKEY_MOUNT = "/mnt/usbkey"
 USBKEY_MARKER = ".joyliveusb"
 END = "# END sdtune"
-BOOT_TIME_STAT = "unix:0:system_misc:boot_time"
 
 
 def system_boot_conf(driver: str) -> str:
@@ -364,12 +363,7 @@ class SmartOSPlatform(Platform):
         real = self.host.sys_path(ramdisk)
         if not self.host.exists(real):
             return None
-        try:
-            boot: Optional[int] = int(output_of(
-                self.host, "kstat", ["-p", BOOT_TIME_STAT],
-                "boot_time").split()[-1])
-        except (SdtuneError, ValueError, IndexError):
-            boot = None
+        boot = boot_time(self.host)
         if boot is None:
             return ("the boot time cannot be read (kstat %s), so whether "
                     "%s changed since boot is unknown" % (BOOT_TIME_STAT,

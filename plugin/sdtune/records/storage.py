@@ -15,10 +15,12 @@ usable.
 import json
 import os
 import re
+from dataclasses import replace
 from typing import List, Optional, Tuple
 
 from ..errors import SdtuneError
 from ..host import Host
+from .powercuts import PowerCut
 from .record import CertRecord, outside_sd, parse_record
 
 SUBDIR = "certify"
@@ -77,9 +79,51 @@ def store(host: Host, state_dir: str, record: CertRecord) -> str:
                                          record.firmware,
                                          record.target or "",
                                          record.driver, record.model)
+    record = _with_earlier_cuts(host, path, record)
     host.write_atomic(path, (json.dumps(record.to_json(), indent=2) + "\n")
                       .encode("utf-8"))
     return path
+
+
+def add_power_cut(host: Host, state_dir: str, base: CertRecord,
+                  cut: PowerCut) -> str:
+    """Add a witnessed cut to the record of ``base``'s drive and
+    firmware: the stored one when there is one (its verdicts kept), else
+    ``base``.  The path written."""
+    directory = records_dir(host, state_dir)
+    path = directory + "/" + record_name(base.key, base.serial,
+                                         base.firmware, base.target or "",
+                                         base.driver, base.model)
+    record = base
+    if host.exists(path):
+        stored, why = parse_record(host.read_bytes(path))
+        if stored is None:
+            raise SdtuneError("store the power cut in", path, "not a "
+                              "certification record (%s): move it away "
+                              "and run --verify again" % why)
+        record = replace(stored, stored=None)
+    return store(host, state_dir, replace(
+        record, power_cuts=list(record.power_cuts) + [cut]))
+
+
+def _with_earlier_cuts(host: Host, path: str, record: CertRecord
+                       ) -> CertRecord:
+    """The record with the witnessed power cuts of the record it replaces
+    (the same drive and firmware): cuts accumulate, and a certification
+    run after a power-cut check must not forget what the cut showed.  A
+    file that is not a readable record has none to keep."""
+    if not host.exists(path):
+        return record
+    try:
+        old, _ = parse_record(host.read_bytes(path))
+    except SdtuneError:
+        return record
+    if old is None or not old.power_cuts:
+        return record
+    runs = {c.run for c in record.power_cuts}
+    cuts = sorted([c for c in old.power_cuts if c.run not in runs] +
+                  list(record.power_cuts), key=lambda c: c.time)
+    return replace(record, power_cuts=cuts)
 
 
 def load_checked(host: Host, state_dir: str

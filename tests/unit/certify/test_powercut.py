@@ -19,8 +19,9 @@ import random
 
 import pytest
 
-from sdtune.certify.powercut import (FAILED, NOTHING, PASSED, parse_log,
-                                     parse_slots, split_lines, verdict)
+from sdtune.certify.powercut import (FAILED, NOTHING, PASSED, RESUME_STEP,
+                                     parse_log, parse_slots, resume_seq,
+                                     split_lines, verdict)
 from sdtune.errors import ParseError
 
 RUN = "0123456789abcdef"
@@ -133,11 +134,25 @@ def test_lost_writes_are_counted_and_named():
 
 
 def test_a_later_write_in_flight_stands_for_the_one_it_replaced():
-    lines = ["run %s 2 4096" % RUN, "w 1 0", "f 1"]
-    held = {0: (RUN, 2), 1: "zero"}
+    lines = ["run %s 2 4096" % RUN, "w 1 0", "f 1", "w 2 1"]
+    held = {0: (RUN, 3), 1: (RUN, 2)}
     out = verdict(parse_log(lines, "log"),
                   parse_slots(slot_lines(held), "read", 2))
     assert out.flush.status == PASSED and out.nonvolatile.status == PASSED
+
+
+def test_a_cut_after_everything_was_flushed_does_not_test_the_nv_claim():
+    """Every completed write flushed: a volatile cache loses nothing
+    either, so the non-volatile claim is not passed, only failed when a
+    flushed write is gone."""
+    lines = ["run %s 2 4096" % RUN, "w 1 0", "w 2 1", "f 2"]
+    log = parse_log(lines, "log")
+    out = verdict(log, {0: (RUN, 1), 1: (RUN, 2)})
+    assert out.flush.status == PASSED
+    assert out.nonvolatile.status == NOTHING
+    assert out.nonvolatile.acknowledged == 2
+    out = verdict(log, {0: (RUN, 1), 1: "zero"})
+    assert out.flush.status == FAILED and out.nonvolatile.status == FAILED
 
 
 def test_a_cut_before_any_write_has_nothing_to_check():
@@ -158,7 +173,18 @@ def test_a_line_the_cut_left_unfinished_is_not_logged():
 @pytest.mark.parametrize("lines, field, words", [
     (["w 1 0"], "run", "line 1"),
     (["run %s 2 4096" % RUN, "w 1 2"], "slot", "log line 2: slot 2"),
-    (["run %s 2 4096" % RUN, "w 1 0", "w 1 1"], "seq", "completed twice"),
+    (["run %s 2 4096" % RUN, "w 1 0", "w 1 1"], "seq", "write 1 after "
+     "write 1"),
+    (["run %s 2 4096" % RUN, "w 2 0", "w 1 1"], "seq", "write 1 after "
+     "write 2"),
+    (["run %s 2 4096" % RUN, "run %s 2 4096" % RUN.replace("0", "1")],
+     "run", "another run's line"),
+    (["run %s 2 4096" % RUN, "run %s 4 4096" % RUN], "run",
+     "another run's line"),
+    (["run %s 2 4096" % RUN, "w 5 0", "run %s 2 4096" % RUN, "w 5 1"],
+     "seq", "write 5 after write 5"),
+    (["run %s 2 4096" % RUN, "w 5 0", "run %s 2 4096" % RUN, "w 7 1",
+      "f 8"], "seq", "before write 8 completed"),
     (["run %s 2 4096" % RUN, "w 2 0", "f 2"], "seq",
      "before write 1 completed"),
     (["run %s 2 4096" % RUN, "w 1 0", "f 1", "f 0"], "seq", "after one"),
@@ -181,3 +207,33 @@ def test_a_bad_read_back_names_its_line(lines, words):
     with pytest.raises(ParseError) as e:
         parse_slots(lines, "read", 2)
     assert words in str(e.value)
+
+
+def test_a_resumed_run_flushes_the_earlier_engines_writes_too():
+    """The controller resumed the run: the new engine says the run line
+    again and numbers from resume_seq; its flush covers every write
+    completed before it, the stopped engine's included."""
+    first = ["run %s 4 4096" % RUN, "w 1 0", "w 2 1", "f 1", "w 3 2"]
+    log = parse_log(first, "log")
+    start = resume_seq(log)
+    assert start == RESUME_STEP + 1
+    lines = first + ["run %s 4 4096" % RUN, "w %d 3" % start,
+                     "f %d" % start]
+    log = parse_log(lines, "log")
+    assert log.flushed == start
+    assert sorted(log.completed) == [1, 2, 3, start]
+    # Write 3 (the first engine's, not flushed by it) is now flushed:
+    # a drive that lost it fails the flush check.
+    found = {0: (RUN, 1), 1: (RUN, 2), 2: "zero", 3: (RUN, start)}
+    outcome = verdict(log, found)
+    assert outcome.flush.acknowledged == 4 and outcome.flush.lost == 1
+    assert outcome.flush.examples == ((2, 3),)
+
+
+def test_resume_seq_starts_above_anything_the_stopped_engine_wrote():
+    assert resume_seq(None) == RESUME_STEP + 1
+    assert resume_seq(parse_log(["run %s 2 4096" % RUN], "log")) == \
+        RESUME_STEP + 1
+    log = parse_log(["run %s 2 4096" % RUN, "w %d 0" % (RESUME_STEP + 7)],
+                    "log")
+    assert resume_seq(log) == 2 * RESUME_STEP + 1
