@@ -46,6 +46,13 @@ static const char usage_head[] =
 "       sdio diskmgt --diskmgt LIBPATH --nvpair LIBPATH [--no-inuse]\n"
 "                                (fixed disks and in-use state from\n"
 "                                libdiskmgt, as JSON)\n"
+"       sdio powercut write --run HEX16 --slots N --block BYTES\n"
+"                [--offset BYTES] [--first-seq S] [--seconds T] [--seed X]\n"
+"                TARGET\n"
+"       sdio powercut read --slots N --block BYTES [--offset BYTES] TARGET\n"
+"                                (the power-cut check's writer, each write\n"
+"                                and flush a line as it completes, and its\n"
+"                                read-back, a line per slot)\n"
 "       sdio --version           (prints \"sdio VERSION\")\n"
 "\n";
 static const char usage_tail[] =
@@ -84,6 +91,13 @@ static const char usage_tail[] =
 "  --min-ios N           least timed I/Os per slice (default 8)\n"
 "  --time SECONDS        start no round after it (default 0: no bound)\n"
 "  --backend, --direct, --seed, --region, --json as above\n"
+"\n"
+"sdio powercut: a region of N slots (1 to 16777216) of BYTES (a power of\n"
+"two, 512 to 1m) from --offset (a multiple of 512, default 0).\n"
+"  --run HEX16           the run's id, 16 lowercase hex digits\n"
+"  --first-seq S         the first write's number (default 1)\n"
+"  --seconds T           write for T seconds, 1 to 86400 (default 600)\n"
+"  --seed X              decimal (default: from the run and first seq)\n"
 "\n"
 "exit status: 0 ok, 1 usage, 2 cannot open or set up the target,\n"
 "             3 I/O error, 4 SCSI command failed or not supported\n";

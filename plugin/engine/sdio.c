@@ -17,6 +17,9 @@
  *	sdio prove [--flushes N] DEVICE
  *	sdio serve --root ROOT [--allow /POLICY]
  *	sdio diskmgt --diskmgt LIBPATH --nvpair LIBPATH [--no-inuse]
+ *	sdio powercut write --run HEX16 --slots N --block BYTES
+ *	    [--offset BYTES] [--first-seq S] [--seconds T] [--seed X] TARGET
+ *	sdio powercut read --slots N --block BYTES [--offset BYTES] TARGET
  *	sdio --version
  *
  * The workload runs qd threads of synchronous I/O on TARGET (a file or a
@@ -43,6 +46,9 @@
  *			stdin/stdout, for use over SSH
  *	diskmgt.c	`sdio diskmgt`, fixed disks and their in-use state from
  *			illumos libdiskmgt (dlopen()ed) as JSON
+ *	powercut.c	`sdio powercut`, the power-cut check's writer (each
+ *			completed write and flush a line on stdout at once)
+ *			and its read-back of the region
  *	hist.c		the latency histogram and its error bound
  *	json.c		JSON writing helpers
  *	selftest.c	hidden test modes for tests/engine
@@ -54,10 +60,13 @@
  *		out of memory, no threads)
  *	3	an I/O error stopped the run (the JSON is still printed, the
  *		errors listed with op, offset and errno; sdio paired lists
- *		the rounds completed before it)
+ *		the rounds completed before it; sdio powercut stops
+ *		there, the error on stderr only)
  *	4	a SCSI command failed or the target does not take SCSI
  *		commands (sdio scsi); a disk ioctl failed (sdio prove: the
  *		JSON is still printed, with the error)
+ * sdio powercut also exits 2 when the region does not fit in the target
+ * or stdout fails (the witness is gone).
  * sdio diskmgt exits 0 also when libdiskmgt is unavailable (the JSON
  * says so), 2 only when out of memory or when it cannot write.
  */
@@ -151,6 +160,8 @@ main(int argc, char **argv)
 		return (sdio_prove_main(argc - 2, argv + 2));
 	if (argc >= 2 && strcmp(argv[1], "serve") == 0)
 		return (sdio_serve_main(argc - 2, argv + 2));
+	if (argc >= 2 && strcmp(argv[1], "powercut") == 0)
+		return (sdio_powercut_main(argc - 2, argv + 2));
 	if (argc >= 2 && strcmp(argv[1], "diskmgt") == 0)
 		return (sdio_diskmgt_main(argc - 2, argv + 2));
 	if (argc >= 2 && strcmp(argv[1], "paired") == 0)

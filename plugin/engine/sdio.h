@@ -225,6 +225,7 @@ extern int sdio_selftest_median(void);
 extern int sdio_scsi_main(int, char **);
 extern int sdio_serve_main(int, char **);
 extern int sdio_diskmgt_main(int, char **);
+extern int sdio_powercut_main(int, char **);
 
 /* splitmix64 (Steele, Lea, Flood): one add, three xor-shifts, two muls. */
 static inline uint64_t
