@@ -44,6 +44,8 @@ from .gains import measure_gains
 from .importers import Imported, classify, read_benchmark
 from .recommend import nvme_queue, recommend, recommend_nvme
 from ..records.gains import Gains
+from ..records.powercuts import (NOT_MEASURED, POWERCUT_SOURCE,
+                                 power_cut_lines)
 from ..records.record import CertRecord, QueueDepth
 from ..sdconf.tunables import settings_text
 from .reports import StepResult
@@ -411,17 +413,23 @@ def render_verdict(rec: CertRecord) -> str:
             rec.serial, rec.firmware)
     else:
         ident = ""
-    lines = ["%s%s" % (rec.target, ident),
-             "  native sector: %s (confidence %.2f): %s" % (
-                 "%d B" % native if native else "inconclusive",
-                 rec.sector_confidence, rec.sector_reason),
-             "  cache:         %s (confidence %.2f): %s" % (
-                 rec.cache, rec.cache_confidence, rec.cache_reason),
-             "  queue depth:   %s" % rec.queue_depth.reason]
-    lines += queue_latency_lines(rec)
-    lines.append("  recommended:   %s" % (settings_text(rec.recommended)
-                                          or "nothing to change"))
+    lines = ["%s%s" % (rec.target, ident)]
+    if rec.source != POWERCUT_SOURCE:
+        lines += ["  native sector: %s (confidence %.2f): %s" % (
+                      "%d B" % native if native else "inconclusive",
+                      rec.sector_confidence or 0.0, rec.sector_reason),
+                  "  cache:         %s (confidence %.2f): %s" % (
+                      rec.cache, rec.cache_confidence or 0.0,
+                      rec.cache_reason),
+                  "  queue depth:   %s" % rec.queue_depth.reason]
+        lines += queue_latency_lines(rec)
+        lines.append("  recommended:   %s" % (
+            settings_text(rec.recommended) or "nothing to change"))
+    else:
+        # A record of power cuts alone: nothing was measured.
+        lines.append("  not certified: %s" % NOT_MEASURED)
     lines += gain_chart(rec, verdict=True)
+    lines += power_cut_lines(rec.power_cuts)
     return "\n".join(lines) + "\n"
 
 

@@ -48,7 +48,8 @@ from ..inventory.devlinks import DISK_NAME
 from ..inventory.disks import take_inventory
 from ..inventory.runner import BOOT_TIME_STAT, boot_time
 from ..records import storage
-from ..records.powercuts import NOTHING, Claim, PowerCut
+from ..records.powercuts import (NOT_MEASURED, NOTHING, POWERCUT_SOURCE,
+                                 Claim, PowerCut)
 from ..records.record import CertRecord
 from .certifier import Target, resolve_targets, targets_locked
 from .powercut import (VERB, Outcome, parse_slots, record_entry, resume_seq,
@@ -275,8 +276,11 @@ def base_record(cycle: Cycle, now: float) -> CertRecord:
     return CertRecord(
         key=cycle.key, time=now, target=cycle.disk, device=cycle.device,
         driver=cycle.driver, model=cycle.model, serial=cycle.serial,
-        firmware=cycle.firmware, source="powercut",
-        time_iso=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)))
+        firmware=cycle.firmware, source=POWERCUT_SOURCE,
+        time_iso=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)),
+        sector_confidence=0.0, sector_reason=NOT_MEASURED,
+        cache="inconclusive", cache_confidence=0.0,
+        cache_reason=NOT_MEASURED)
 
 
 @dataclass

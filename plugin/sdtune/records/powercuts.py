@@ -43,6 +43,10 @@ FAILED = "failed"
 NOTHING = "nothing to check"
 STATUSES = (PASSED, FAILED, NOTHING)
 TRUSTED, UNTRUSTED = "trusted", "untrusted"
+# A record the power-cut check made for a drive that had none: its
+# "source", and the reason its verdicts give (nothing was measured).
+POWERCUT_SOURCE = "powercut"
+NOT_MEASURED = "not measured: a record of witnessed power cuts only"
 
 
 @dataclass(frozen=True)
@@ -178,6 +182,21 @@ def cache_evidence(cuts: Sequence[PowerCut], firmware: Optional[str]
                 passed[-1].time_iso,
                 sum(c.nonvolatile.acknowledged for c in passed))
     return None
+
+
+def power_cut_lines(cuts: Sequence[PowerCut]) -> List[str]:
+    """A record's cuts as `results DISK` and certify show them, one line
+    each, oldest first."""
+    lines = []
+    for c in cuts:
+        lines.append("  power cut %s (firmware %s): flush check %s (%d "
+                     "flushed, %d lost), non-volatile claim %s (%d "
+                     "completed, %d lost)" % (
+                         c.time_iso, c.firmware or "unknown",
+                         c.flush.status, c.flush.acknowledged,
+                         c.flush.lost, c.nonvolatile.status,
+                         c.nonvolatile.acknowledged, c.nonvolatile.lost))
+    return lines
 
 
 def from_json(doc: Optional[list]) -> List[PowerCut]:
