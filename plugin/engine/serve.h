@@ -56,7 +56,7 @@
 #include <zone.h>
 #endif
 
-#define	PROTO_VERSION	"2"
+#define	PROTO_VERSION	"3"
 #define	MAX_SEQ		999999999999ULL	/* then the count starts at 1 */
 #define	MAX_FIELDS	1000000
 #define	MAX_FIELD	(80UL << 20)
@@ -65,6 +65,7 @@
 #define	IN_BUFSZ	65536
 #define	OUT_BUFSZ	65536
 #define	RUN_OUT_MAX	(64UL << 20)	/* a command's stdout, stderr */
+#define	PART_MAX	65536	/* bytes of a stream's part */
 #define	MAX_LOCKS	64
 #define	CLOSE_FDS_MAX	65536	/* the child closes fds below it */
 #define	POLL_MAX_MS	60000
@@ -105,10 +106,13 @@ typedef struct op {
  * Requests in, answers out (serve_frame.c).  A resp_* call that runs out
  * of memory marks the answer, which resp_send() then turns into err
  * [nomem]; resp_fail() and the like replace whatever the answer held.
+ * resp_part() sends one part of a stream's answer at once (-1: the write
+ * failed, and the server must end).
  */
 extern int req_read(req_t *);
 extern void req_free(req_t *);
 extern void resp_send(resp_t *);
+extern int resp_part(const void *, size_t);
 extern void resp_own(resp_t *, char *, size_t);
 extern void resp_mem(resp_t *, const void *, size_t);
 extern void resp_str(resp_t *, const char *);
@@ -160,10 +164,11 @@ extern void op_unlock(req_t *, resp_t *);
 /* Commands (serve_cmds.c). */
 extern void op_can_run(req_t *, resp_t *);
 extern void op_run(req_t *, resp_t *);
+extern void op_stream(req_t *, resp_t *);
 /*
  * What the signal handlers (serve_dispatch.c) clean up: the temporary
- * file a replace or create is writing (serve_files.c), the command run is
- * running (serve_cmds.c).
+ * file a replace or create is writing (serve_files.c), the command run or
+ * stream is running (serve_cmds.c).
  */
 extern char *volatile pending_tmp;
 extern volatile pid_t pending_child;

@@ -8,14 +8,17 @@
  */
 
 /*
- * serve_cmds.c: running commands for `sdio serve` (serve.h): can_run and
- * run.  A command is an absolute path, never looked up in PATH nor given
- * to a shell, run with its argv, the fixed environment below, "/" as its
- * working directory, no descriptor of the server's but its pipes, and a
- * time bound; with a policy, only the paths its "run" lines name
- * (serve_may_run).  Its output is capped at RUN_OUT_MAX a stream.  The
- * signal handler (serve_dispatch.c) kills a running command through
- * pending_child.
+ * serve_cmds.c: running commands for `sdio serve` (serve.h): can_run,
+ * run and stream.  A command is an absolute path, never looked up in PATH
+ * nor given to a shell, run with its argv, the fixed environment below,
+ * "/" as its working directory, no descriptor of the server's but its
+ * pipes, and a time bound; with a policy, only the paths its "run" lines
+ * name (serve_may_run).  run answers with its output, capped at
+ * RUN_OUT_MAX a stream; stream sends its stdout as it comes, in parts
+ * (resp_part), and answers with its stderr, capped the same.  The signal
+ * handler (serve_dispatch.c) kills a running command through
+ * pending_child; a stream's command is killed too when the server's
+ * stdout fails or hangs up, for nobody hears the parts any more.
  */
 
 #include "serve.h"
@@ -110,16 +113,38 @@ fail:
 	_exit(127);
 }
 
-void
-op_run(req_t *q, resp_t *r)
+/*
+ * A stream's command whose parts nobody hears (stdout failed or hung up):
+ * killed and reaped, and the server ends as a failed answer ends it.
+ */
+static void
+stream_lost(pid_t pid)
+{
+	int status;
+
+	(void) kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		continue;
+	pending_child = 0;
+	_exit(1);
+}
+
+/*
+ * run and stream: one way to run a command.  streaming: its stdout goes
+ * to the client as it is read, in parts, and the answer's stdout field is
+ * empty; otherwise it is collected into the answer.
+ */
+static void
+run_command(req_t *q, resp_t *r, int streaming)
 {
 	const char *path;
 	char **argv = NULL, *obuf[2] = { NULL, NULL }, *nb;
+	static char part[PART_MAX];
 	size_t olen[2] = { 0, 0 }, ocap[2] = { 0, 0 }, in_off = 0, i, nargs;
 	long long tmo, has_in;
 	int inp[2] = { -1, -1 }, outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
-	int ep[2] = { -1, -1 }, e, status, k, nfds, idx[3];
-	struct pollfd pfd[3];
+	int ep[2] = { -1, -1 }, e, status, k, nfds, idx[4];
+	struct pollfd pfd[4];
 	uint64_t start, deadline = 0, now;
 	pid_t pid, w;
 	ssize_t n;
@@ -200,6 +225,16 @@ op_run(req_t *q, resp_t *r)
 		}
 		if (nfds == 0)
 			break;
+		/*
+		 * A stream's parts go out as they come: the server's own
+		 * stdout, watched for a hang-up alone (no events asked), says
+		 * when nobody hears them any more.
+		 */
+		if (streaming) {
+			pfd[nfds].fd = STDOUT_FILENO;
+			pfd[nfds].events = 0;
+			idx[nfds++] = 3;
+		}
 		k = -1;
 		if (deadline != 0) {
 			now = sdio_now();
@@ -233,6 +268,23 @@ op_run(req_t *q, resp_t *r)
 				continue;
 			}
 			k = idx[i];
+			if (k == 3) {
+				if (pfd[i].revents & (POLLERR | POLLHUP |
+				    POLLNVAL))
+					stream_lost(pid);
+				continue;
+			}
+			if (k == 0 && streaming) {
+				n = read(pfd[i].fd, part, sizeof (part));
+				if (n < 0 && (errno == EAGAIN ||
+				    errno == EINTR))
+					continue;
+				if (n <= 0)
+					close_fd(&outp[0]);
+				else if (resp_part(part, (size_t)n) != 0)
+					stream_lost(pid);
+				continue;
+			}
 			if (olen[k] == ocap[k]) {
 				ocap[k] = ocap[k] == 0 ? 65536 : ocap[k] * 2;
 				if ((nb = realloc(obuf[k], ocap[k] + 1)) ==
@@ -320,4 +372,16 @@ done:
 	free(obuf[0]);
 	free(obuf[1]);
 	free(argv);
+}
+
+void
+op_run(req_t *q, resp_t *r)
+{
+	run_command(q, r, 0);
+}
+
+void
+op_stream(req_t *q, resp_t *r)
+{
+	run_command(q, r, 1);
 }

@@ -14,7 +14,7 @@
  *
  * Errors are err [CODE, DETAIL...]; a failed system call is
  * err [errno, STAGE, strerror, ERRNO-NUMBER].  Ops (fields -> ok fields):
- * 	hello []		[2, euid, user, pid, root, zone]
+ * 	hello []		[3, euid, user, pid, root, zone]
  * 				(zone: the zone's name on illumos, "" elsewhere)
  * 	read [path, limit]	[bytes]; toolarge [limit]
  * 	stat, lstat [path]	[mode, ino, dev, nlink, uid, gid, size,
@@ -37,6 +37,13 @@
  * 	run [path, timeout_ms, has_stdin, stdin, args...]
  * 				[exit_status, signal, stdout, stderr,
  * 				elapsed_ns]; timeout, toolarge
+ * 	stream [path, timeout_ms, has_stdin, stdin, args...]
+ * 				as run, but every piece of the command's
+ * 				stdout (at most PART_MAX bytes) is sent as it
+ * 				is read, flushed, as an answer "part 1 SEQ"
+ * 				[bytes] (SEQ the stream request's); then run's
+ * 				ok, its stdout "" (it went in parts, uncapped),
+ * 				or run's err.  Only a stream gets parts.
  * 	now []			[realtime ns]
  * 	bye []			[], then exit 0
  * An unknown op or a wrong field count is err [usage, DESCRIPTION]; a
@@ -120,6 +127,7 @@ static const op_t ops[] = {
 	{ "lock", 1, 1, op_lock },
 	{ "unlock", 1, 1, op_unlock },
 	{ "run", 4, -1, op_run },
+	{ "stream", 4, -1, op_stream },
 	{ "now", 0, 0, op_now },
 	{ "bye", 0, 0, op_bye },
 	{ NULL, 0, 0, NULL }

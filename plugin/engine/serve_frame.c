@@ -20,8 +20,10 @@
  * most MAX_FIELDS fields, MAX_FIELD bytes each.  A malformed message gets
  * one response, err [protocol, DESCRIPTION], and the server exits 1; EOF
  * between messages ends it with exit 0.  Requests are answered in order,
- * one response each, flushed at once.  plugin/sdtune/host/wire.py is the
- * client's side.
+ * one response each, flushed at once; a stream request alone is answered
+ * by any number of "part 1 SEQ\n" messages (resp_part), each flushed as
+ * it is made, before its one ok or err.  plugin/sdtune/host/wire.py is
+ * the client's side.
  */
 
 #include "serve.h"
@@ -150,9 +152,9 @@ resp_errno(resp_t *r, const char *stage, int e)
 
 /* -- output ------------------------------------------------------------- */
 
-/* A failed write to stdout ends the server: nobody hears it any more. */
-static void
-out_write(const void *p, size_t len)
+/* All of p to stdout: 0, or -1 when a write fails. */
+static int
+out_try(const void *p, size_t len)
 {
 	const char *c = p;
 	ssize_t n;
@@ -162,10 +164,19 @@ out_write(const void *p, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			_exit(1);
+			return (-1);
 		c += n;
 		len -= (size_t)n;
 	}
+	return (0);
+}
+
+/* A failed write to stdout ends the server: nobody hears it any more. */
+static void
+out_write(const void *p, size_t len)
+{
+	if (out_try(p, len) != 0)
+		_exit(1);
 }
 
 static void
@@ -218,6 +229,25 @@ resp_send(resp_t *r)
 	}
 	out_flush();
 	resp_reset(r);
+}
+
+/*
+ * One part of the answer to the stream request being answered: "part 1
+ * SEQ", the bytes as its one field, flushed at once.  0, or -1 when the
+ * write failed: the caller, which runs a command, kills it before the
+ * server ends.
+ */
+int
+resp_part(const void *p, size_t len)
+{
+	char b[MAX_HEADER + MAX_LEN_LINE + 2];
+	int k;
+
+	if (out.len > 0 && out_try(out.buf, out.len) != 0)
+		return (-1);
+	out.len = 0;
+	k = snprintf(b, sizeof (b), "part 1 %llu\n%zu\n", seq, len);
+	return (out_try(b, (size_t)k) != 0 || out_try(p, len) != 0 ? -1 : 0);
 }
 
 /* -- input -------------------------------------------------------------- */

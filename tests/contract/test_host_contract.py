@@ -642,6 +642,111 @@ def test_run_output_is_bounded(host):
                     ).stdout == "\0" * (64 * MIB)
 
 
+def ended(pid, within=10.0):
+    """Whether process pid ends (or is a zombie: killed, left to an init
+    that may not reap it) within so many seconds."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return True
+        if state == "Z":
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+
+
+def waits_for(path, then):
+    """A script that prints "first", waits up to 20 s for path, and then
+    runs then, or exits 99 when path never came."""
+    return ("echo first; i=0; while [ ! -e %s ]; do i=$((i+1)); "
+            "[ $i -gt 2000 ] && exit 99; sleep 0.01; done; %s"
+            % (path, then))
+
+
+def test_stream_hands_on_the_output_while_the_command_runs(host):
+    """on_output sees the first line while the command still waits for
+    the file on_output then creates: exit 3, not 99, says the command
+    saw it."""
+    go = at(host, "go")
+    seen = []
+
+    def on_output(data):
+        seen.append(data)
+        if b"".join(seen) == b"first\n":
+            put(go)
+    script = waits_for(go, "echo second; echo err >&2; exit 3")
+    result = host.stream("sh", ["-c", script], on_output, timeout_s=30)
+    assert b"".join(seen) == b"first\nsecond\n"
+    assert result.argv == ["/bin/sh", "-c", script]
+    assert (result.returncode, result.stdout, result.stderr) == (
+        3, "", "err\n")
+    assert result.elapsed_ns > 0
+    seen.clear()
+    result = host.stream("sh", ["-c", r"printf 'a\377\0b'; kill -9 $$"],
+                         seen.append)
+    assert (b"".join(seen), result.returncode) == (b"a\377\0b", -9)
+    # Without input, in "/", with the fixed environment, as run.
+    seen.clear()
+    host.stream("sh", ["-c", "cat; pwd; echo $PATH"], seen.append)
+    assert b"".join(seen) == b"/\n/usr/sbin:/usr/bin:/sbin:/bin\n"
+    # The host is as usable afterwards as after a run.
+    assert host.run("sh", ["-c", "echo after"]).stdout == "after\n"
+
+
+@pytest.mark.parametrize("error", [RuntimeError, OSError, KeyboardInterrupt])
+def test_stream_on_output_raising_kills_the_command(host, error):
+    pids = []
+
+    def on_output(data):
+        pids.append(int(data))
+        raise error("the log is full")
+    with pytest.raises(error, match="the log is full"):
+        host.stream("sh", ["-c", "echo $$; exec sleep 60"], on_output,
+                    timeout_s=30)
+    assert len(pids) == 1
+    assert ended(pids[0])
+
+
+def test_stream_timeout_kills_the_command(host):
+    seen = []
+    start = time.monotonic()
+    e = fails(lambda: host.stream("sh", ["-c", "echo x; exec sleep 20"],
+                                  seen.append, timeout_s=0.3),
+              "timed out after 0.3 s")
+    assert e.verb == "run" and e.obj.endswith("/bin/sh")
+    assert seen == [b"x\n"]
+    assert time.monotonic() - start < 10
+
+
+def test_stream_only_what_run_would_run(host):
+    def never(data):
+        raise AssertionError(data)
+    e = fails(lambda: host.stream("rm", ["-rf", "/"], never),
+              "not in the [commands] allow-list")
+    assert e.verb == "run"
+    fails(lambda: host.stream("relative", ["1"], never), "is not absolute")
+    fails(lambda: host.stream("missing", [], never),
+          os.strerror(errno.ENOENT))
+
+
+def test_stream_stderr_is_bounded_and_stdout_handed_on(host):
+    """The output goes on as it comes, none of it held, so more than
+    run's bound passes; stderr is held, and bounded as run's."""
+    count = [0]
+
+    def on_output(data):
+        count[0] += len(data)
+    result = host.stream("sh", ["-c", "head -c %d /dev/zero" % (65 * MIB)],
+                         on_output)
+    assert (count[0], result.returncode, result.stdout) == (65 * MIB, 0, "")
+    fails(lambda: host.stream("sh", ["-c", "exec cat /dev/zero >&2"],
+                              on_output), "larger than 64 MiB")
+
+
 def test_can_run(host):
     put(at(host, "plain"), b"", 0o644)
     commands = dict(host.commands, plain=at(host, "plain"),
@@ -682,3 +787,53 @@ def test_only_the_engine_fences_writes_to_its_root(host, tmp_path):
         refused(lambda: host.create_new(outside, b"x"),
                 "outside the root")
         assert not os.path.exists(outside)
+
+
+# -- a stream over SSH ------------------------------------------------------
+
+
+@pytest.fixture
+def engine(tmp_path, sdio):
+    """SshHost alone, over a pipe to the engine."""
+    root = str(tmp_path / "root")
+    os.mkdir(root)
+    h = SshHost("engine", root, dict(COMMANDS, sdio=sdio), timeout_s=30,
+                connect_timeout_s=30, transport=())
+    yield h
+    h.close()
+
+
+def test_a_link_lost_in_a_stream_is_a_lost_connection(engine):
+    """The engine gone in the middle of a stream (here: killed by the
+    command itself, once the test has its first line): the HostError of
+    any lost session, and the session over for every later call."""
+    go = at(engine, "go")
+    seen = []
+
+    def on_output(data):
+        seen.append(data)
+        put(go)
+    e = fails(lambda: engine.stream(
+        "sh", ["-c", waits_for(go, "kill -9 $PPID; sleep 0.2; echo late")],
+        on_output, timeout_s=30), "the connection was lost")
+    assert (e.verb, e.obj) == ("reach", "engine")
+    assert seen == [b"first\n"]
+    later = fails(engine.now, "the connection was lost")
+    assert later is e
+
+
+def test_a_stream_given_up_ends_the_session(engine):
+    """What on_output raises ends the session too: it cannot be trusted
+    in the middle of an answer; the engine ends, and so its command."""
+    pids = []
+
+    def on_output(data):
+        pids.append(int(data))
+        raise KeyboardInterrupt()
+    engine.now()
+    proc = engine._proc
+    with pytest.raises(KeyboardInterrupt):
+        engine.stream("sh", ["-c", "echo $$; exec sleep 60"], on_output)
+    assert ended(pids[0]) and proc.poll() is not None
+    e = fails(engine.now, "given up in the middle of a command's output")
+    assert (e.verb, e.obj) == ("reach", "engine")

@@ -79,13 +79,17 @@ class Client:
 
     def recv(self):
         """(word, [field bytes]) of the next response, which must answer
-        the next request (its header's third word counts them)."""
+        the next request (its header's third word counts them); a part
+        of a stream's answer is of the next request too, and the answer
+        still to come."""
         out = self.proc.stdout
         header = out.readline()
         assert header.endswith(b"\n"), header
         word, count, seq = header[:-1].split(b" ")
-        self.answered += 1
-        assert int(seq) == self.answered, (header, self.answered)
+        if word != b"part":
+            self.answered += 1
+        assert int(seq) == self.answered + (word == b"part"), (
+            header, self.answered)
         fields = []
         for _ in range(int(count)):
             length = out.readline()
@@ -94,6 +98,22 @@ class Client:
             assert len(data) == int(length)
             fields.append(data)
         return word.decode(), fields
+
+    def stream(self, *fields):
+        """(the parts, the ok fields) of a stream request, or ServeError
+        with the err fields."""
+        self.send("stream", *fields)
+        parts = []
+        while True:
+            word, got = self.recv()
+            if word != "part":
+                break
+            assert len(got) == 1, got
+            parts.append(got[0])
+        if word == "err":
+            raise ServeError(got)
+        assert word == "ok", (word, got)
+        return parts, got
 
     def call(self, op, *fields):
         """The ok fields of op, or ServeError with the err fields."""
@@ -197,7 +217,7 @@ def test_hello_and_eof(srv, root):
     except KeyError:
         user = str(os.geteuid())
     # The zone is illumos's alone: "" elsewhere.
-    assert got == [b"2", str(os.geteuid()).encode(), user.encode(),
+    assert got == [b"3", str(os.geteuid()).encode(), user.encode(),
                    str(srv.proc.pid).encode(), root.encode(), b""]
     assert srv.finish() == 0
     assert srv.proc.stdout.read() == b""
@@ -767,7 +787,7 @@ def test_run_exec_failure(srv, root):
     # Never a shell: a bare name is not looked up in PATH.
     assert srv.err("run", "true", "0", "0", "") == \
         errno_fields(errno.ENOENT, "exec")
-    assert srv.call("hello")[0] == b"2"
+    assert srv.call("hello")[0] == b"3"
 
 
 def test_run_output_limit(srv):
@@ -775,7 +795,7 @@ def test_run_output_limit(srv):
         "toolarge", "stdout"]
     assert srv.err("run", *sh("exec cat /dev/zero >&2")) == [
         "toolarge", "stderr"]
-    assert srv.call("hello")[0] == b"2"
+    assert srv.call("hello")[0] == b"3"
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fd"),
@@ -790,6 +810,23 @@ def test_run_inherits_no_lock_fd(srv, root):
     assert not lockf_free(path)
 
 
+def ended(pid, within=30):
+    """Whether process pid ends (or is a zombie: killed, and left to an
+    init that may not reap it) within so many seconds."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return True
+        if state == "Z":
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+
+
 def test_sigterm_kills_the_running_command(srv, root):
     pidfile = os.path.join(root, "pid")
     srv.send("run", *sh("echo $$ > %s; exec sleep 60" % pidfile))
@@ -800,17 +837,129 @@ def test_sigterm_kills_the_running_command(srv, root):
     pid = int(read(pidfile))
     srv.proc.send_signal(signal.SIGTERM)
     assert srv.proc.wait(60) == 128 + signal.SIGTERM
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            with open("/proc/%d/stat" % pid) as f:
-                state = f.read().rsplit(")", 1)[1].split()[0]
-        except FileNotFoundError:
-            break
-        if state == "Z":       # killed; left to an init that may not reap
-            break
-        assert time.monotonic() < deadline, state
-        time.sleep(0.05)
+    assert ended(pid)
+
+
+# -- streams ----------------------------------------------------------------
+
+
+def waits_for(path, then):
+    """A script that prints "first", waits up to 20 s for path, and then
+    runs then, or exits 99 when path never came."""
+    return ("echo first; i=0; while [ ! -e %s ]; do i=$((i+1)); "
+            "[ $i -gt 2000 ] && exit 99; sleep 0.01; done; %s"
+            % (path, then))
+
+
+def test_stream_sends_each_part_while_the_command_runs(srv, root):
+    """The first line arrives while the command still waits for a file
+    that the test creates only once it has read that line: exit 3 says
+    the command saw the file, which came after the part."""
+    go = os.path.join(root, "go")
+    srv.send("stream", *sh(waits_for(go, "echo second; echo err >&2; "
+                                         "exit 3")))
+    assert srv.recv() == ("part", [b"first\n"])
+    write(go, b"")
+    assert srv.recv() == ("part", [b"second\n"])
+    word, got = srv.recv()
+    assert word == "ok" and got[:4] == [b"3", b"0", b"", b"err\n"]
+    assert int(got[4]) > 0
+    # The next request is answered as ever, without parts.
+    assert srv.call("run", *sh("echo again"))[2] == b"again\n"
+
+
+def test_stream_status_signal_and_stderr(srv):
+    parts, got = srv.stream(*sh("printf 'a\\0b'; echo err >&2; kill -9 $$"))
+    assert b"".join(parts) == b"a\0b"
+    assert got[:4] == [b"-1", b"9", b"", b"err\n"]
+    parts, got = srv.stream(*sh("exit 0"))
+    assert parts == [] and got[:4] == [b"0", b"0", b"", b""]
+    parts, got = srv.stream("/bin/sh", "0", "1", b"from stdin", "-c", "cat")
+    assert b"".join(parts) == b"from stdin" and got[:3] == [b"0", b"0", b""]
+
+
+def test_stream_output_is_sent_not_held(srv, root):
+    """Parts of at most 64 KiB, in order, and more than run's cap in all:
+    a stream holds none of its output; its stderr is capped as run's."""
+    data = os.urandom(3 * MIB)
+    write(os.path.join(root, "data"), data)
+    parts, got = srv.stream("/bin/cat", "0", "0", "",
+                            os.path.join(root, "data"))
+    assert b"".join(parts) == data and got[2] == b""
+    assert max(len(p) for p in parts) <= 65536
+    parts, got = srv.stream(*sh("head -c %d /dev/zero" % (65 * MIB)))
+    assert sum(len(p) for p in parts) == 65 * MIB
+    assert got[:4] == [b"0", b"0", b"", b""]
+    assert srv.err("stream", *sh("exec cat /dev/zero >&2")) == [
+        "toolarge", "stderr"]
+    assert srv.call("hello")[0] == b"3"
+
+
+def test_stream_pipelined_with_other_requests(srv):
+    srv.send_raw(frame("stream", *sh("echo a")) + frame("now"))
+    assert srv.recv() == ("part", [b"a\n"])
+    assert srv.recv()[0] == "ok"
+    assert srv.recv()[0] == "ok"
+    assert srv.finish() == 0
+
+
+def test_stream_timeout(srv):
+    start = time.monotonic()
+    srv.send("stream", "/bin/sh", "300", "0", "", "-c", "echo x; sleep 5")
+    assert srv.recv() == ("part", [b"x\n"])
+    assert srv.recv() == ("err", [b"timeout", b"300"])
+    assert time.monotonic() - start < 4.5
+    assert srv.call("hello")[0] == b"3"
+
+
+def test_stream_refusals_are_runs(srv, root):
+    assert srv.err("stream", os.path.join(root, "none"), "0", "0", "") == \
+        errno_fields(errno.ENOENT, "exec")
+    assert srv.err("stream", "true", "0", "0", "") == \
+        errno_fields(errno.ENOENT, "exec")
+    assert srv.err("stream", "/bin/true", "0", "0", "", "a\0b")[0] == \
+        "usage"
+    assert srv.err("stream", "/bin/true", "0", "0")[0] == "usage"
+    assert srv.err("stream", "/bin/true", "x", "0", "")[0] == "usage"
+
+
+def test_stream_is_denied_what_the_policy_does_not_name(sdio, root,
+                                                        tmp_path):
+    path = str(tmp_path / "policy")
+    write(path, b"run /bin/echo\n", 0o600)
+    c = Client(sdio, root, ("--allow", path))
+    try:
+        assert c.err("stream", *sh("echo hi")) == [
+            "denied", "'/bin/sh' is not a command this engine runs"]
+        parts, got = c.stream("/bin/echo", "0", "0", "", "hi")
+        assert parts == [b"hi\n"] and got[:3] == [b"0", b"0", b""]
+        assert c.finish() == 0
+    finally:
+        c.kill()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_a_killed_server_kills_the_streaming_command(srv, sig):
+    srv.send("stream", *sh("echo $$; exec sleep 60"))
+    word, got = srv.recv()
+    assert word == "part"
+    pid = int(got[0])
+    srv.proc.send_signal(sig)
+    assert srv.proc.wait(60) == 128 + sig
+    assert ended(pid)
+
+
+def test_a_stream_nobody_hears_is_killed(srv):
+    """The client gone (its end of the answers closed) while the command
+    is silent: the server kills it and ends, as a failed write ends it,
+    instead of waiting for the command's own end."""
+    srv.send("stream", *sh("echo $$; exec sleep 60"))
+    word, got = srv.recv()
+    assert word == "part"
+    pid = int(got[0])
+    srv.proc.stdout.close()
+    assert srv.proc.wait(30) == 1
+    assert ended(pid, 5)
 
 
 # -- a server killed during a replace ---------------------------------------

@@ -88,6 +88,7 @@ def test_every_answer_of_the_engine_has_the_clients_shape(sdio, tmp_path):
         ("lock", [os.path.join(root, "lk")]),
         ("unlock", [os.path.join(root, "lk")]),
         ("run", ["/bin/sh", 5000, 0, b"", "-c", "echo hi"]),
+        ("stream", ["/bin/sh", 5000, 0, b"", "-c", "echo hi; echo ho"]),
         ("now", []), ("bye", []),
     ]
     assert sorted(op for op, _ in requests) == sorted(wire.ANSWERS)
@@ -97,7 +98,29 @@ def test_every_answer_of_the_engine_has_the_clients_shape(sdio, tmp_path):
     answers = wire.parse_answers(proc.stdout, [op for op, _ in requests])
     assert [a.word for a in answers] == ["ok"] * len(requests), answers
     assert answers[0].fields[0] == wire.PROTOCOL
-    assert answers[-3].fields[2] == b"hi\n"
+    assert answers[-4].fields[2] == b"hi\n"
+    # The stream's output came in parts, read past by parse_answers.
+    assert answers[-3].fields[:3] == [0, 0, b""]
+
+
+def test_a_streams_parts_are_read_in_order_before_its_answer(
+        sdio, tmp_path):
+    data = (wire.encode("stream", ["/bin/sh", 5000, 0, b"", "-c",
+                                   "echo one; sleep 0.1; echo two >&2; "
+                                   "echo three; exit 4"]) +
+            wire.encode("run", ["/bin/sh", 5000, 0, b"", "-c", "echo r"]))
+    proc = subprocess.run([sdio, "serve", "--root", str(tmp_path)],
+                          input=data, capture_output=True, timeout=60,
+                          check=True)
+    assert proc.stdout.startswith(b"part 1 1\n4\none\n")
+    stream = io.BytesIO(proc.stdout)
+    parts = []
+    final = wire.read_stream(stream, 1, parts.append)
+    assert parts == [b"one\n", b"three\n"]
+    assert final.word == "ok" and final.fields[:4] == [4, 0, b"", b"two\n"]
+    # A run's answer is never in parts.
+    assert wire.next_answer(stream, "run", 2).fields[2] == b"r\n"
+    assert stream.read() == b""
 
 
 def test_a_malformed_request_is_answered_with_its_number(sdio, tmp_path):

@@ -629,7 +629,7 @@ PLATFORM_TOKENS = [
     "SmartOS 20240101T000000Z x86_64\n", "joyent_20240101T000000Z",
     "illumos-1234abcd", "Tribblix m20\n", "Copyright", "\n", " ", "_",
 ]
-WIRE_TOKENS = ["ok ", "err ", " 1\n", "\n", " ", "0", "-1",
+WIRE_TOKENS = ["ok ", "err ", "part ", " 1\n", "\n", " ", "0", "-1",
                "99999999999999999999", "errno", "protocol", "denied"]
 
 
@@ -789,7 +789,7 @@ def _identify(text: str) -> Any:
 # Valid answers of every op, the seeds the wire target mutates (the
 # shapes of host/wire.py ANSWERS).
 WIRE_FIELDS = {
-    "hello": [b"2", b"0", b"root", b"4242", b"/", b""],
+    "hello": [wire.PROTOCOL, b"0", b"root", b"4242", b"/", b""],
     "read": [b"contents\n"], "readlink": [b"../target"],
     "stat": [b"33188", b"12", b"2049", b"1", b"0", b"0", b"9",
              b"1700000000000000000", b"1700000000000000000",
@@ -807,6 +807,11 @@ def _wire_seeds() -> List[str]:
              for fields in WIRE_FIELDS.values()]
     seeds.append(wire.encode_answer("err", 1, [b"errno", b"2", b"ENOENT"])
                  .decode("latin-1"))
+    # A stream's answer: parts, then run's with its stdout empty.
+    seeds.append((wire.encode_answer("part", 1, [b"w 1 0\n"]) +
+                  wire.encode_answer("part", 1, [b"f 1\n"]) +
+                  wire.encode_answer("ok", 1, [b"0", b"0", b"", b"err",
+                                               b"1234"])).decode("latin-1"))
     return seeds
 
 

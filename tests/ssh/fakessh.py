@@ -28,8 +28,10 @@ relay as is).  Each KIND is one class of malformed answer:
     extra        the answer sent twice
 
 The framing is read as either engine sends it: an answer's header may
-carry the request number (protocol 2) or not (protocol 1); a corrupted
-answer keeps its header's number.
+carry the request number (protocols 2 and 3) or not (protocol 1); a
+corrupted answer keeps its header's number.  The parts of a stream's
+answer (protocol 3) are relayed as they are, and answer no request of
+their own.
 """
 
 import os
@@ -110,11 +112,15 @@ def main():
         msg = read_message(child.stdout)
         if msg is None:
             break
+        data = encode(*msg)
+        if msg[0][0] == b"part":
+            stdout.write(data)
+            stdout.flush()
+            continue
         with lock:
             while not ops:
                 lock.wait()
             op = ops.pop(0)
-        data = encode(*msg)
         if op == target:
             data = corrupt(kind, *msg)
             if data is None:

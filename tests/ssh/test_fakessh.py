@@ -59,7 +59,8 @@ def root(tmp_path):
 
 
 def host(fake, root):
-    return SshHost("fake", root, {"sdio": ENGINE, "true": "/bin/true"},
+    return SshHost("fake", root, {"sdio": ENGINE, "true": "/bin/true",
+                                  "echo": "/bin/echo"},
                    ssh=fake, timeout_s=20, connect_timeout_s=10)
 
 
@@ -82,6 +83,7 @@ CALLS = {
     "lock": lambda h, r: _locked(h, r + "/lk"),
     "unlock": lambda h, r: _locked(h, r + "/lk"),
     "run": lambda h, r: h.run("true", []).returncode,
+    "stream": lambda h, r: _streamed(h),
     "now": lambda h, r: round(h.now()) > 0,
 }
 
@@ -95,6 +97,13 @@ RAW_FIRST = ("read", "readlink", "listdir", "readlinks")
 def _locked(h, path):
     with h.lock(path):
         return True
+
+
+def _streamed(h):
+    """The parts of a stream, relayed as they are, and its answer."""
+    parts = []
+    result = h.stream("echo", ["a", "b"], parts.append)
+    return b"".join(parts), result.returncode, result.stdout
 
 
 def outcome(fake, root, mode, op, monkeypatch):

@@ -56,6 +56,7 @@ def test_a_forced_key_with_a_policy_is_restricted(fresh_sshd, tmp_path):
         ("hello", []),
         ("run", ["/bin/sh", 5000, 0, b"", "-c", "touch %s" % outside]),
         ("run", ["/bin/true", 5000, 0, b""]),
+        ("stream", ["/bin/sh", 5000, 0, b"", "-c", "touch %s" % outside]),
         ("create", [outside, 0o600, b"x"]),
         ("create", [str(writable / "suid"), 0o4755, b"x"]),
         ("create", [str(writable / "journal"), 0o644, b"x"]),
@@ -65,10 +66,10 @@ def test_a_forced_key_with_a_policy_is_restricted(fresh_sshd, tmp_path):
     words = [(a.word, a.fields[0] if a.word == "err" else None)
              for a in answers]
     assert words == [("ok", None), ("err", "denied"), ("ok", None),
-                     ("err", "denied"), ("err", "denied"), ("ok", None),
-                     ("ok", None), ("ok", None)], answers
+                     ("err", "denied"), ("err", "denied"), ("err", "denied"),
+                     ("ok", None), ("ok", None), ("ok", None)], answers
     # Reads are the root's: "/" here, as the forced command says.
-    assert answers[6].fields[0].startswith(b"root:")
-    assert answers[7].fields == [False]
+    assert answers[7].fields[0].startswith(b"root:")
+    assert answers[8].fields == [False]
     assert not os.path.exists(outside)
     assert os.listdir(str(writable)) == ["journal"]

@@ -368,6 +368,54 @@ def test_one_session_answers_each_of_several_threads(tmp_path, sshd):
         host.close()
 
 
+def test_a_stream_over_ssh_and_given_up(tmp_path, sshd):
+    """A command's output comes over ssh line by line while it runs; a
+    stream given up ends ssh, and the engine there kills the command
+    (ssh gives a command without a terminal no SIGHUP: the engine sees
+    its answers' pipe hang up)."""
+    import time
+    from sdtune.cli import _ssh_host
+    from sdtune.config import load_config
+    from sdtune.host.local import RealHost
+    from sdtune.errors import HostError
+    from sshd import alive
+    app = Appliance.build("small-nexenta", str(tmp_path / "app"))
+    cfg = load_config(RealHost(), remote_config(app, sshd),
+                      system_config=None)
+    host = _ssh_host(sshd.alias, app.root, cfg)
+    host.commands["sh"] = "/bin/sh"
+    go = str(tmp_path / "go")
+    seen = []
+
+    def on_output(data):
+        seen.append(data)
+        open(go, "w").close()
+    pids = []
+
+    def give_up(data):
+        pids.append(int(data))
+        raise KeyboardInterrupt()
+    try:
+        result = host.stream("sh", ["-c", "echo first; i=0; while [ ! -e "
+                                    "%s ] && [ $i -lt 2000 ]; do sleep 0.01;"
+                                    " i=$((i+1)); done; echo second" % go],
+                             on_output, timeout_s=60)
+        assert (b"".join(seen), result.returncode) == (
+            b"first\nsecond\n", 0)
+        assert seen[0] == b"first\n"
+        with pytest.raises(KeyboardInterrupt):
+            host.stream("sh", ["-c", "echo $$; exec sleep 60"], give_up)
+        deadline = time.monotonic() + 20
+        while alive(pids[0]):
+            assert time.monotonic() < deadline, "the command still runs"
+            time.sleep(0.05)
+        with pytest.raises(HostError) as e:
+            host.now()
+        assert "given up" in str(e.value)
+    finally:
+        host.close()
+
+
 def test_prove_over_ssh_runs_the_engine_on_the_appliance(tmp_path, sshd):
     """prove needs no code of its own over --host: the engine it runs is
     the appliance's (here the simulated appliance's, whose sd answers

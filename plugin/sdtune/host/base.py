@@ -46,12 +46,14 @@ are real paths (sys_path); "below the root" means the root or under it.
   same process too, is refused (LockedError, exit 3) without dropping
   the first.
 
-  Commands (run) are allow-listed names with absolute paths, run with
-  an argv (never a shell), the fixed COMMAND_ENV, "/" as working
-  directory, stdin or /dev/null, and a time bound ("timed out after N
-  s", exit 4, the command killed).  A non-zero exit is data; a signal is
-  returncode -SIGNO.  More than READ_LIMIT bytes on stdout or stderr is
-  a failure, never memory without end.
+  Commands (run, stream) are allow-listed names with absolute paths,
+  run with an argv (never a shell), the fixed COMMAND_ENV, "/" as
+  working directory, stdin or /dev/null, and a time bound ("timed out
+  after N s", exit 4, the command killed).  A non-zero exit is data; a
+  signal is returncode -SIGNO.  More than READ_LIMIT bytes on stdout or
+  stderr is a failure, never memory without end; stream hands its
+  stdout on as it comes instead of holding it, so that alone is not
+  bounded.
 
   One difference, by design: the engine writes nothing outside its root
   (refused, exit 3), for it serves an ssh key that may be forced to
@@ -64,7 +66,8 @@ import abc
 import os
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import ContextManager, Dict, List, Mapping, Optional, Sequence
+from typing import (Callable, ContextManager, Dict, List, Mapping, Optional,
+                    Sequence)
 
 from ..errors import HostError
 
@@ -189,6 +192,20 @@ class Host(abc.ABC):
         """Run allow-listed command ``name`` with arguments ``args``
         (the rules of the module docstring: no shell, a fixed
         environment, a time bound, bounded output)."""
+
+    @abc.abstractmethod
+    def stream(self, name: str, args: Sequence[str],
+               on_output: Callable[[bytes], None],
+               timeout_s: Optional[float] = None) -> CommandResult:
+        """Run allow-listed command ``name`` with arguments ``args`` as
+        run() does, without stdin (/dev/null), handing each piece of its
+        standard output to ``on_output`` as it arrives, in order, while
+        the command still runs; the result's stdout is "" (stderr, exit
+        status and the time bound are run's).  If ``on_output`` raises
+        (KeyboardInterrupt included), the command is killed and the
+        exception propagates; over SSH the session is then over (every
+        later call fails), for it cannot be trusted in the middle of an
+        answer.  A connection lost meanwhile is run's HostError."""
 
     @abc.abstractmethod
     def user(self) -> str:

@@ -103,12 +103,16 @@ def _plain_mode(verb: str, path: str, mode: int,
 
 
 def _exchange(proc: subprocess.Popen, stdin: Optional[bytes],
-              timeout: float, path: str) -> Tuple[bytes, bytes]:
+              timeout: float, path: str,
+              on_output: Optional[Callable[[bytes], None]] = None
+              ) -> Tuple[bytes, bytes]:
     """What the command proc writes on stdout and stderr, given stdin,
     as Popen.communicate() gives it, but bounded as the engine bounds it
     (RUN_OUT_MAX, serve_cmds.c): more than READ_LIMIT bytes on either
     stream is an error, never memory without end (`cat /dev/zero`).
-    TimeoutExpired once timeout seconds have passed."""
+    With on_output, each piece of stdout goes to it as it is read, and
+    none is kept (b"" for stdout).  TimeoutExpired once timeout seconds
+    have passed."""
     deadline = time.monotonic() + timeout
     assert proc.stdout is not None and proc.stderr is not None
     out = {proc.stdout: bytearray(), proc.stderr: bytearray()}
@@ -146,6 +150,9 @@ def _exchange(proc: subprocess.Popen, stdin: Optional[bytes],
                 chunk = os.read(stream.fileno(), 65536)  # type: ignore
                 if not chunk:
                     sel.unregister(stream)
+                    continue
+                if on_output is not None and stream is proc.stdout:
+                    on_output(chunk)
                     continue
                 out[stream] += chunk     # type: ignore[index]
                 if len(out[stream]) > READ_LIMIT:   # type: ignore
@@ -474,9 +481,33 @@ class RealHost(Host):
     def run(self, name: str, args: Sequence[str],
             timeout_s: Optional[float] = None,
             stdin: Optional[bytes] = None) -> CommandResult:
+        return self._command(name, args, timeout_s, stdin, None)
+
+    def stream(self, name: str, args: Sequence[str],
+               on_output: Callable[[bytes], None],
+               timeout_s: Optional[float] = None) -> CommandResult:
+        return self._command(name, args, timeout_s, None, on_output)
+
+    def _command(self, name: str, args: Sequence[str],
+                 timeout_s: Optional[float], stdin: Optional[bytes],
+                 on_output: Optional[Callable[[bytes], None]]
+                 ) -> CommandResult:
+        """run(), or stream() when on_output is given: one way to run a
+        command, as the engine has (serve_cmds.c run_command)."""
         path = allowed(self.commands, "commands", name, "run")
         argv = [path, *args]
         timeout = self.timeout_s if timeout_s is None else timeout_s
+        # What on_output raised, which goes to the caller unchanged (an
+        # OSError of its own is not the command's failure).
+        raised: List[BaseException] = []
+
+        def hand_on(chunk: bytes) -> None:
+            assert on_output is not None
+            try:
+                on_output(chunk)
+            except BaseException as e:
+                raised.append(e)
+                raise
         start = time.monotonic_ns()
         # Started and registered under the lock that stop_commands()
         # holds: no command can start unseen after the stop.
@@ -493,7 +524,8 @@ class RealHost(Host):
                 raise HostError("run", path, os_reason(e)) from e
             self._running[proc.pid] = proc
         try:
-            out, err = _exchange(proc, stdin, timeout, path)
+            out, err = _exchange(proc, stdin, timeout, path,
+                                 None if on_output is None else hand_on)
         except subprocess.TimeoutExpired as e:
             proc.kill()
             proc.wait()
@@ -504,10 +536,13 @@ class RealHost(Host):
             # not among these: _exchange() ignores it).
             proc.kill()
             proc.wait()
+            if raised:
+                raise
             raise HostError("run", path, os_reason(e)) from e
         except BaseException:
-            # Ctrl-C, SIGTERM: the command must not outlive sdtune, nor
-            # stay behind as a zombie for an init that may not reap it.
+            # Ctrl-C, SIGTERM, or stream()'s on_output raising: the
+            # command must not outlive sdtune, nor stay behind as a
+            # zombie for an init that may not reap it.
             proc.kill()
             proc.wait()
             raise

@@ -35,8 +35,8 @@ import stat as statmod
 import subprocess
 import threading
 import time
-from typing import (Dict, Iterator, List, Mapping, Optional, Sequence,
-                    Tuple)
+from typing import (Callable, Dict, Iterator, List, Mapping, Optional,
+                    Sequence, Tuple)
 
 from ..errors import (EXIT_FAILED, EXIT_REFUSED, HostError, LockedError)
 from . import wire
@@ -197,18 +197,23 @@ class SshHost(Host):
                 self._proc.kill()
 
     def _exchange(self, op: str, fields: Sequence[wire.Field],
-                  timeout_s: float) -> wire.Answer:
+                  timeout_s: float,
+                  on_part: Optional[Callable[[bytes], None]] = None
+                  ) -> wire.Answer:
         """Send one request and read its answer, checked against the
         protocol (wire.next_answer): an answer out of step or out of
-        shape ends the session."""
+        shape ends the session.  A stream's parts go to on_part as they
+        come, the session held for the whole command."""
         with self._wire:
-            return self._exchange_now(op, fields, timeout_s)
+            return self._exchange_now(op, fields, timeout_s, on_part)
 
     def _next_seq(self, n: int) -> int:
         return n % wire.MAX_SEQ + 1
 
     def _exchange_now(self, op: str, fields: Sequence[wire.Field],
-                      timeout_s: float) -> wire.Answer:
+                      timeout_s: float,
+                      on_part: Optional[Callable[[bytes], None]] = None
+                      ) -> wire.Answer:
         proc = self._proc
         assert proc is not None and proc.stdin is not None and \
             proc.stdout is not None
@@ -217,6 +222,16 @@ class SshHost(Host):
         timer.start()
         sent = False
         what = op
+        # What on_part raised: the caller's, not the session's failure.
+        handed: List[BaseException] = []
+
+        def hand_on(data: bytes) -> None:
+            assert on_part is not None
+            try:
+                on_part(data)
+            except BaseException as e:
+                handed.append(e)
+                raise
         try:
             # Answers a Ctrl-C left unread belong to requests before
             # this one: read past them first.
@@ -233,17 +248,27 @@ class SshHost(Host):
             except OSError:
                 pass    # the read below finds out why
             sent = True
-            answer = wire.next_answer(proc.stdout, op,
-                                      self._next_seq(self._read))
+            answer = wire.next_answer(
+                proc.stdout, op, self._next_seq(self._read),
+                None if on_part is None else hand_on)
             self._read = self._next_seq(self._read)
-        except wire.WireError as e:
-            self._fail(self._lost(what, e))
-        except BaseException:
+        except BaseException as e:
+            if isinstance(e, wire.WireError) and not handed:
+                self._fail(self._lost(what, e))
             # Ctrl-C or SIGTERM: the engine still answers what was sent
             # (an interrupted operation is whole on its side), so the
             # session stays usable for saying what was left half done,
-            # unless a request went out in part.
-            if sent:
+            # unless a request went out in part.  A stream's command
+            # goes on until it ends: the session cannot wait for it in
+            # the middle of an answer, nor be trusted, so it ends, and
+            # the engine kills the command (serve_cmds.c stream_lost,
+            # or its signal handler).
+            if sent and on_part is not None:
+                self._broken = HostError("reach", self.dest, "the "
+                                         "connection was given up in the "
+                                         "middle of a command's output")
+                self._stop(hang_up=True)
+            elif sent:
                 self._unread.append(op)
             else:
                 self._broken = HostError("reach", self.dest, "the "
@@ -288,13 +313,20 @@ class SshHost(Host):
                                     self.commands.get("sdio", "sdio"),
                                     what == "hello")
 
-    def _stop(self) -> None:
+    def _stop(self, hang_up: bool = False) -> None:
+        """End the session: the engine ends at the end of its input,
+        when it has answered.  hang_up: at once, by SIGTERM to ssh (or
+        to the transport), for an engine streaming a command's output
+        reads no more input; it kills the command as it ends."""
         proc, self._proc = self._proc, None
         if proc is None:
             return
         for stream in (proc.stdin,):
             with contextlib.suppress(OSError):
                 stream.close()  # type: ignore[union-attr]
+        if hang_up:
+            with contextlib.suppress(OSError):
+                proc.terminate()
         try:
             proc.wait(5)
         except subprocess.TimeoutExpired:
@@ -433,6 +465,29 @@ class SshHost(Host):
             stderr=err.decode("utf-8", errors="replace"),
             elapsed_ns=time.monotonic_ns() - start)
 
+    def stream(self, name: str, args: Sequence[str],
+               on_output: Callable[[bytes], None],
+               timeout_s: Optional[float] = None) -> CommandResult:
+        path = allowed(self.commands, "commands", name, "run")
+        timeout = self.timeout_s if timeout_s is None else timeout_s
+        start = time.monotonic_ns()
+        self._session()
+        # The session is the command's until it ends (_exchange holds
+        # it); the bound is the whole stream's.
+        answer = self._exchange(
+            "stream", [path, int(timeout * 1000), False, b"", *args],
+            timeout + ANSWER_MARGIN_S, on_output)
+        try:
+            returncode, _, err = interpret("stream", answer, self.dest,
+                                           "run", path, timeout)
+        except ProtocolError as e:
+            self._fail(e)
+            raise
+        return CommandResult(
+            argv=[path, *args], returncode=returncode, stdout="",
+            stderr=err.decode("utf-8", errors="replace"),
+            elapsed_ns=time.monotonic_ns() - start)
+
     def user(self) -> str:
         return operator()
 
@@ -522,7 +577,8 @@ def _stat_result(n: List[int]) -> os.stat_result:
 def _run_result(dest: str,
                 values: List[object]) -> Tuple[int, bytes, bytes]:
     status, signo, out, err, _ = values
-    # Exit status -1 and a signal, or a status and none (serve_cmds.c op_run).
+    # Exit status -1 and a signal, or a status and none (serve_cmds.c
+    # run_command).
     if (status < 0) != (signo > 0):  # type: ignore[operator]
         raise not_in_protocol(dest, "run", wire.WireError(
             "exit status %d with signal %d" % (status, signo)))
@@ -555,6 +611,7 @@ _MEANING = {
     "listdir": lambda dest, v: v,
     "readlinks": lambda dest, v: _links(v),
     "run": _run_result,
+    "stream": _run_result,
     "now": _clock,
 }
 

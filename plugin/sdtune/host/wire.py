@@ -19,6 +19,15 @@ taken for the answer to the next request.  Requests are answered in
 order, so several may be sent before the first answer is read (one
 round trip for many).
 
+One op is answered in more than one message (protocol 3):
+``stream [path, timeout_ms, has_stdin, stdin, args...]`` runs a command
+as ``run`` does, but sends each piece of its standard output as the
+engine reads it (at most 64 KiB), flushed at once, as ``part 1 SEQ``
+whose one field is those bytes, SEQ the stream request's number; then
+the one ``ok`` or ``err`` that ends every request, run's, whose stdout
+field is empty (the output went in parts, uncapped; stderr is capped as
+run's).  No other op's answer comes in parts (read_stream).
+
 The constants below are the engine's too: tests/engine/test_wire_constants.py
 holds serve.h and serve_dispatch.c to them, and to ANSWERS' list of operations.
 """
@@ -26,10 +35,10 @@ holds serve.h and serve_dispatch.c to them, and to ANSWERS' list of operations.
 import io
 import math
 import re
-from typing import (BinaryIO, Callable, Dict, List, NamedTuple, Sequence,
-                    Tuple, Union)
+from typing import (BinaryIO, Callable, Dict, List, NamedTuple, Optional,
+                    Sequence, Tuple, Union)
 
-PROTOCOL = b"2"
+PROTOCOL = b"3"
 MAX_FIELDS = 1000000
 # The largest field either side sends: a file read up to READ_LIMIT (64
 # MiB), or a command's output up to the same cap, with room to spare.
@@ -113,12 +122,12 @@ class Answer(NamedTuple):
 
 
 def read_answer(stream: BinaryIO) -> Answer:
-    """The next answer.  WireError when the stream does not hold one, or
-    when its header carries no request number (``old``: an engine of
-    protocol 1)."""
+    """The next answer, or part of one (``part``: a stream's output).
+    WireError when the stream does not hold one, or when its header
+    carries no request number (``old``: an engine of protocol 1)."""
     word, count, seq = _header(stream)
-    if word not in ("ok", "err"):
-        raise WireError("an answer is neither ok nor err")
+    if word not in ("ok", "err", "part"):
+        raise WireError("an answer is neither ok, err nor part")
     if seq is None:
         raise WireError("an answer names no request", old=True)
     return Answer(word, seq, _fields(stream, count))
@@ -191,6 +200,13 @@ def _raw(field: bytes) -> bytes:
     return field
 
 
+def _nothing(field: bytes) -> bytes:
+    if field:
+        raise WireError("a field that must be empty holds %d bytes"
+                        % len(field))
+    return field
+
+
 _U32 = _integer(0, (1 << 32) - 1)
 _U64 = _integer(0, (1 << 64) - 1)
 _I64 = _integer(-(1 << 63), (1 << 63) - 1)
@@ -226,6 +242,8 @@ ANSWERS: Dict[str, Tuple[Kind, ...]] = {
     "lock": (),
     "unlock": (),
     "run": (_integer(-1, 255), _integer(0, 255), _raw, _raw, _U64),
+    # run's, its stdout always empty (the output came in parts).
+    "stream": (_integer(-1, 255), _integer(0, 255), _nothing, _raw, _U64),
     # Any number: the clock's range is the journal's (is_time), checked
     # by the one who reads it, in words about the clock.
     "now": (_integer(-10 ** 20, 10 ** 20),),
@@ -259,15 +277,40 @@ def answer_values(op: str, answer: Answer) -> List[object]:
     return [kinds[i % len(kinds)](f) for i, f in enumerate(fields)]
 
 
-def next_answer(stream: BinaryIO, op: str, seq: int) -> Answer:
+def next_answer(stream: BinaryIO, op: str, seq: int,
+                on_part: Optional[Callable[[bytes], None]] = None
+                ) -> Answer:
     """The answer to request number SEQ, an OP, read from stream, with
     its values checked (answer_values): WireError when the stream holds
-    anything else, an answer to another request included."""
-    answer = read_answer(stream)
-    if answer.seq != seq:
-        raise WireError("it answers request %d, not %d: the stream is "
-                        "out of step" % (answer.seq, seq))
+    anything else, an answer to another request included.  The parts
+    before a stream's answer go to on_part, in order (skipped without
+    one); a part of any other op's answer is a WireError."""
+    while True:
+        answer = read_answer(stream)
+        if answer.seq != seq:
+            raise WireError("it answers request %d, not %d: the stream is "
+                            "out of step" % (answer.seq, seq))
+        if answer.word != "part":
+            break
+        if op != "stream":
+            raise WireError("an answer to %s comes in parts: only a "
+                            "stream's does" % op)
+        if len(answer.fields) != 1:
+            raise WireError("a part of %d fields, not 1"
+                            % len(answer.fields))
+        if on_part is not None:
+            on_part(answer.fields[0])
     return Answer(answer.word, answer.seq, answer_values(op, answer))
+
+
+def read_stream(stream: BinaryIO, seq: int,
+                on_part: Callable[[bytes], None]) -> Answer:
+    """The answers to stream request number SEQ: each part's bytes
+    handed to on_part as it is read, then the final answer, checked as
+    next_answer checks it (run's shape, its stdout empty).  WireError
+    for a part with other than one field, or of another request.  What
+    on_part raises goes through unchanged, the rest unread."""
+    return next_answer(stream, "stream", seq, on_part)
 
 
 def parse_answers(data: bytes, ops: Sequence[str],

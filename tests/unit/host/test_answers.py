@@ -12,6 +12,8 @@ long, non-numeric, out of range, out of step or cut is the one HostError
 WireError, OverflowError or ValueError (adversarial 2026-11-27 T1-T3,
 F8, D3, W3, F10)."""
 
+import io
+
 import pytest
 
 from sdtune.errors import EXIT_FAILED, EXIT_USAGE, HostError, SdtuneError
@@ -43,6 +45,7 @@ GOOD = {
     "lock": [],
     "unlock": [],
     "run": [b"0", b"0", b"out", b"err", b"1234"],
+    "stream": [b"0", b"0", b"", b"err", b"1234"],
     "now": [b"1700000000123456789"],
     "bye": [],
 }
@@ -83,6 +86,8 @@ def test_good_answers_are_read(op):
         assert got.st_mode == 33188 and got.st_mtime == 1700000000
     elif op == "run":
         assert got == (0, b"out", b"err")
+    elif op == "stream":
+        assert got == (0, b"", b"err")
     elif op == "now":
         assert got == pytest.approx(1700000000.123456789)
     elif op == "readlinks":
@@ -105,8 +110,8 @@ def test_a_field_too_many_or_too_few(op):
 
 # The numeric fields of each op's answer.
 NUMERIC = {"hello": (1, 3), "stat": range(10), "lstat": range(10),
-           "run": (0, 1, 4), "now": (0,), "samefile": (0,), "access": (0,),
-           "can_run": (0,)}
+           "run": (0, 1, 4), "stream": (0, 1, 4), "now": (0,),
+           "samefile": (0,), "access": (0,), "can_run": (0,)}
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -159,11 +164,66 @@ def test_an_answer_that_names_no_request():
 
 
 def test_another_protocol_version():
-    for version in (b"1", b"3", b""):
+    for version in (b"1", b"2", b"4", b""):
         fields = [version] + GOOD["hello"][1:]
         with pytest.raises(HostError) as e:
             parse_answer(answer(fields), "hello")
         assert "another protocol version" in str(e.value)
+
+
+# -- a stream's answer: its parts, then run's -----------------------------
+
+
+def part(data, seq=1):
+    return wire.encode_answer("part", seq, [data])
+
+
+def test_a_streams_parts_come_before_its_answer_in_order():
+    data = part(b"one\n") + part(b"") + part(b"\0two") + \
+        answer(GOOD["stream"])
+    parts = []
+    final = wire.read_stream(io.BytesIO(data), 1, parts.append)
+    assert parts == [b"one\n", b"", b"\0two"]
+    assert final == wire.Answer("ok", 1, [0, 0, b"", b"err", 1234])
+    # parse_answer reads past the parts to what the call returns.
+    assert parse_answer(data, "stream") == (0, b"", b"err")
+    err = part(b"x") + answer([b"timeout", b"300"], word="err")
+    assert wire.read_stream(io.BytesIO(err), 1, parts.append).word == "err"
+    with pytest.raises(HostError, match="timed out after 0.3 s"):
+        parse_answer(err, "stream")
+
+
+@pytest.mark.parametrize("op", [op for op in OPS if op != "stream"])
+def test_only_a_stream_is_answered_in_parts(op):
+    not_in_protocol(part(b"out") + answer(GOOD[op]), op)
+
+
+def test_a_part_of_one_field_and_of_this_request():
+    for fields in ([], [b"a", b"b"]):
+        not_in_protocol(wire.encode_answer("part", 1, fields) +
+                        answer(GOOD["stream"]), "stream")
+    data = part(b"a", seq=2) + answer(GOOD["stream"])
+    with pytest.raises(wire.WireError, match="out of step"):
+        wire.read_stream(io.BytesIO(data), 1, lambda b: None)
+    not_in_protocol(data, "stream")
+    # Parts after the answer belong to nothing.
+    not_in_protocol(answer(GOOD["stream"]) + part(b"late"), "stream")
+
+
+def test_a_streams_answer_holds_no_output():
+    fields = list(GOOD["stream"])
+    fields[2] = b"out"
+    not_in_protocol(answer(fields), "stream")
+
+
+def test_what_on_part_raises_goes_through_the_rest_unread():
+    data = io.BytesIO(part(b"a") + part(b"b") + answer(GOOD["stream"]))
+
+    def refuse(b):
+        raise OSError(28, "No space left on device")
+    with pytest.raises(OSError, match="No space"):
+        wire.read_stream(data, 1, refuse)
+    assert data.read().startswith(b"part 1 1\n1\nb")
 
 
 @pytest.mark.parametrize("ns", [b"-1", b"99999999999999999999",
