@@ -77,6 +77,14 @@ KINDS = {
 STEP_S = 60.0
 
 
+@pytest.fixture(scope="module")
+def sshd(tmp_path_factory):
+    """One real sshd on 127.0.0.1 for the module (tests/ssh/sshd.py)."""
+    from tests.ssh.sshd import Sshd
+    with Sshd(str(tmp_path_factory.mktemp("sshd"))) as server:
+        yield server
+
+
 def scenario_disk(path, nv_sup, serial):
     return {"name": DISK, "instance": 0,
             "phys_path": "/pci@0,0/pci15d9,805@1f,2/disk@0,0",
@@ -105,6 +113,8 @@ class Lab:
                     "wait = 60\n" % self.witness)
 
     def start(self, *extra):
+        # The logs of the cycles before: a new cycle's is the one more.
+        self.before = set(self.logs())
         argv, env = self.app.sdtune_argv(
             "--host", self.sshd.alias, "powercut", DISK, "--confirm", DISK,
             "-o", "json", *extra, config=self.config)
@@ -128,14 +138,15 @@ class Lab:
             lines, _ = split_lines(b"", f.read())
         return lines
 
-    def wait_for_writes(self, proc, n):
-        """Until the witness has logged at least n writes."""
+    def wait_for_writes(self, proc, n, log=None):
+        """Until the witness has logged at least n writes in LOG (by
+        default the log of the cycle started last); its path."""
         deadline = time.monotonic() + STEP_S
         while True:
-            logs = self.logs()
-            if logs and sum(1 for ln in self.log_lines(logs[-1])
+            logs = [log] if log else sorted(set(self.logs()) - self.before)
+            if logs and sum(1 for ln in self.log_lines(logs[0])
                             if ln.startswith("w ")) >= n:
-                return logs[-1]
+                return logs[0]
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline, "no %d writes logged" % n
             time.sleep(0.002)
@@ -162,7 +173,7 @@ class Lab:
         sessions = self.sshd.session_pids()
         for pid in frozen + sessions:
             os.kill(pid, signal.SIGSTOP)
-        self.drive.cut_power()
+        self.at_cut = self.drive.cut_power()
         # A boot takes longer than a second: its boot time is new.
         boot = int(time.time())
         while int(time.time()) == boot:
@@ -212,7 +223,10 @@ def cut_once(lab, rng, kind):
     assert final[:len(at_cut)] == at_cut
     want = expected(kind, final)
     got = (cut["flush"]["status"], cut["nonvolatile"]["status"])
-    assert got == want, (kind, err, cut)
+    c = lab.at_cut
+    assert got == want, (kind, err, cut, final[-12:], "dirty %d lost_pages "
+                         "%d writes %d flushes %d" % (
+                             c.dirty, c.lost_pages, c.writes, c.flushes))
     if got[1] == "failed" and kind in ("volatile", "lie_nv"):
         assert cut["nonvolatile"]["lost"] > 0
     if "failed" not in got:
@@ -234,10 +248,10 @@ def certified_nonvolatile(lab, serial):
         recommended={"cache-nonvolatile": True}))
 
 
-def plan_text(lab):
-    proc = lab.sdtune("plan", "--allow-no-nv-evidence")
+def plan_json(lab):
+    proc = lab.sdtune("plan", "--allow-no-nv-evidence", "-o", "json")
     assert proc.returncode in (0, 1), proc.stderr
-    return proc.stdout
+    return json.loads(proc.stdout)
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
@@ -249,8 +263,7 @@ def test_ten_random_cuts_each_verdict_right(tmp_path, sshd, emulated_drive,
     lab = Lab(tmp_path, sshd, drive, nv_sup, serial)
     if kind == "lie_nv":
         certified_nonvolatile(lab, serial)
-        assert "cache-nonvolatile:true  from certification" in \
-            plan_text(lab)
+        assert "cache-nonvolatile:true" in plan_json(lab)["diff"]
     rng = random.Random(SEED + list(KINDS).index(kind))
     seen = [cut_once(lab, rng, kind) for _ in range(CUTS)]
     # The record keeps every cycle.
@@ -268,9 +281,12 @@ def test_ten_random_cuts_each_verdict_right(tmp_path, sshd, emulated_drive,
     if kind == "lie_nv":
         # NV_SUP, cheap flushes and a certification say non-volatile;
         # the witnessed cut says otherwise, and no option overrides it.
-        text = plan_text(lab)
-        assert "cache-nonvolatile:true" not in text.split("---")[-1], text
-        assert "power-cut check failed" in text, text
+        plan = plan_json(lab)
+        assert "cache-nonvolatile" not in json.dumps(plan["changes"])
+        assert "cache-nonvolatile:true" not in plan["diff"]
+        held = [h["reason"] for h in plan["held"]]
+        assert any("power-cut check failed" in h and "no override" in h
+                   for h in held), held
 
 
 def wait_for(what, ready, timeout=STEP_S):
@@ -327,7 +343,7 @@ def test_the_log_survives_the_controller_killed_and_the_run_resumes(
     wait_for("the run resumed", lambda: sum(
         1 for ln in lab.log_lines(log) if ln.startswith("run ")) == 2 and
         lab.log_lines(log)[-1].startswith("w "))
-    lab.wait_for_writes(again, len(first.completed) + 50)
+    lab.wait_for_writes(again, len(first.completed) + 50, log)
     lab.cut()
     out, err = again.communicate(timeout=STEP_S * 2)
     assert "resuming" in err, err
