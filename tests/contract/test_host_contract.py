@@ -36,6 +36,7 @@ import pytest
 
 from sdtune.errors import EXIT_FAILED, EXIT_REFUSED, HostError, LockedError
 from sdtune.host import RealHost
+from tests.procs import ended
 from sdtune.host.ssh import SshHost
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -640,23 +641,6 @@ def test_run_output_is_bounded(host):
           "larger than 64 MiB")
     assert host.run("sh", ["-c", "head -c %d /dev/zero" % (64 * MIB)]
                     ).stdout == "\0" * (64 * MIB)
-
-
-def ended(pid, within=10.0):
-    """Whether process pid ends (or is a zombie: killed, left to an init
-    that may not reap it) within so many seconds."""
-    deadline = time.monotonic() + within
-    while True:
-        try:
-            with open("/proc/%d/stat" % pid) as f:
-                state = f.read().rsplit(")", 1)[1].split()[0]
-        except FileNotFoundError:
-            return True
-        if state == "Z":
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.05)
 
 
 def waits_for(path, then):

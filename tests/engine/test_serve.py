@@ -32,6 +32,8 @@ import pytest
 
 from engine_run import MIB
 
+from tests.procs import ended
+
 # A server that has not answered in this long is stuck: the watchdog kills
 # it so that a hung test fails instead of hanging the suite.
 WATCHDOG_S = 120
@@ -808,23 +810,6 @@ def test_run_inherits_no_lock_fd(srv, root):
     assert got[0] == b"0"
     assert path.encode() not in got[2]
     assert not lockf_free(path)
-
-
-def ended(pid, within=30):
-    """Whether process pid ends (or is a zombie: killed, and left to an
-    init that may not reap it) within so many seconds."""
-    deadline = time.monotonic() + within
-    while True:
-        try:
-            with open("/proc/%d/stat" % pid) as f:
-                state = f.read().rsplit(")", 1)[1].split()[0]
-        except FileNotFoundError:
-            return True
-        if state == "Z":
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.05)
 
 
 def test_sigterm_kills_the_running_command(srv, root):
