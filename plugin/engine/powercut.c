@@ -15,7 +15,8 @@
  * outputs and gives the verdict.
  *
  *	sdio powercut write --run HEX16 --slots N --block BYTES
- *	    [--offset BYTES] [--first-seq S] [--seconds T] [--seed X] TARGET
+ *	    [--offset BYTES] [--first-seq S] [--seconds T] [--seed X]
+ *	    [--notice-ms M] [--flush-every-ms E] TARGET
  *	sdio powercut read --slots N --block BYTES [--offset BYTES] TARGET
  *
  * The region is slots blocks of block bytes (a power of two, 512 to
@@ -35,9 +36,24 @@
  * one, wrapping at the region's end, at most each slot once) or a random
  * one (1 to 32 slots drawn at random), each block written with pwrite(),
  * one at a time (QD1), "w SEQ SLOT" printed as each completes (SEQ from
- * --first-seq, one more per write).  After a burst, one time in three, a
- * flush, and when it completes "f SEQ", SEQ the last write completed
- * before it was issued.  Every choice comes from one splitmix64 stream,
+ * --first-seq, one more per write).  After the first burst that ends
+ * when at least a flush interval has passed since the last flush (the
+ * interval drawn from half to one and a half times --flush-every-ms,
+ * default 2000), a flush: first its notice "F SEQ", then --notice-ms
+ * milliseconds (default 500) of nothing, then the flush, and when it
+ * completes "f SEQ"; SEQ is the last write completed before it.  An
+ * interval in time, not in writes, so that on any drive most of the run
+ * is writing, with unflushed writes in the cache, whenever the power is
+ * cut: a cut in a notice's wait tests only the flushes.
+ *
+ * Why the notice, and the wait after it.  A flush makes durable every
+ * write before it, so a completed write tests the claim that the cache
+ * survives a power cut (cache-nonvolatile) only if no flush came after
+ * it.  The witness must know of every flush the drive may have carried
+ * out before the cut, the one in flight included, whose "f" never
+ * arrives.  The notice goes out first and the flush waits long enough
+ * for it to reach the witness (far longer than a line takes over any
+ * link), so that no flush is issued that the witness has not heard of.  Every choice comes from one splitmix64 stream,
  * in a fixed order, so a seed gives the same slots and flushes whatever
  * the drive's speed.
  *
@@ -98,6 +114,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -109,7 +126,6 @@
 #define	PC_HDR			32	/* magic, version, run, seq, slot */
 #define	PC_SUM			8	/* the checksum at the block's end */
 #define	PC_BURST_MAX		32
-#define	PC_FLUSH_ONE_IN		3
 #define	PC_CHUNK		(1U << 20)
 #define	PC_ALIGN		4096
 #define	PC_SLOTS_MAX		16777216ULL
@@ -117,6 +133,9 @@
 #define	PC_BLOCK_MAX		1048576ULL
 #define	PC_SECONDS_DEFAULT	600ULL
 #define	PC_SECONDS_MAX		86400ULL
+#define	PC_NOTICE_MS_DEFAULT	500ULL
+#define	PC_FLUSH_EVERY_MS_DEFAULT	2000ULL
+#define	PC_NOTICE_MS_MAX	60000ULL
 /*
  * Seqs have at most 18 digits (certify/powercut.py); a writer started
  * below this cannot reach them in 86400 seconds.
@@ -136,6 +155,8 @@ typedef struct pc_opts {
 	uint64_t	pc_first_seq;
 	uint64_t	pc_seconds;
 	uint64_t	pc_seed;
+	uint64_t	pc_notice_ms;
+	uint64_t	pc_flush_every_ms;
 	uint64_t	pc_given;	/* bit (field offset / 8): given */
 	const char	*pc_target;
 } pc_opts_t;
@@ -154,6 +175,9 @@ static const opt_def_t pc_write_defs[] = {
 	{ "first-seq", OPT_SPEC, F(pc_first_seq), 1, PC_FIRST_SEQ_MAX },
 	{ "seconds", OPT_SPEC, F(pc_seconds), 1, PC_SECONDS_MAX },
 	{ "seed", OPT_SPEC, F(pc_seed), 0, UINT64_MAX },
+	{ "notice-ms", OPT_SPEC, F(pc_notice_ms), 0, PC_NOTICE_MS_MAX },
+	{ "flush-every-ms", OPT_SPEC, F(pc_flush_every_ms), 0,
+	    PC_NOTICE_MS_MAX },
 	{ NULL, OPT_FLAG, 0, 0, 0 }
 };
 
@@ -417,12 +441,25 @@ pc_flush(int fd, int chr)
 	return (0);
 }
 
+/* Sleep ms milliseconds, whatever signals interrupt it. */
+static void
+pc_sleep_ms(uint64_t ms)
+{
+	struct timespec ts, rem;
+
+	ts.tv_sec = (time_t)(ms / 1000);
+	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &rem) != 0 && errno == EINTR)
+		ts = rem;
+}
+
 /* The writer's loop; its exit status. */
 static int
 pc_write(const pc_opts_t *o, int fd, int chr, uint8_t *buf)
 {
 	size_t block = (size_t)o->pc_block;
 	uint64_t rng, deadline, seq, slot = 0, start = 0, off = 0, n, i;
+	uint64_t next_flush, every = o->pc_flush_every_ms * 1000000ULL;
 	char line[PC_LINE];
 	ssize_t done;
 	int len, seqburst, err;
@@ -435,6 +472,8 @@ pc_write(const pc_opts_t *o, int fd, int chr, uint8_t *buf)
 	if ((err = pc_say(line, (size_t)len)) != 0)
 		return (pc_say_failed(err));
 	deadline = sdio_now() + o->pc_seconds * 1000000000ULL;
+	next_flush = sdio_now() + every / 2 + scale64(splitmix64(&rng),
+	    every + 1);
 	while (sdio_now() < deadline) {
 		seqburst = scale64(splitmix64(&rng), 2) == 0;
 		n = 1 + scale64(splitmix64(&rng), PC_BURST_MAX);
@@ -463,8 +502,13 @@ pc_write(const pc_opts_t *o, int fd, int chr, uint8_t *buf)
 			if ((err = pc_say(line, (size_t)len)) != 0)
 				return (pc_say_failed(err));
 		}
-		if (scale64(splitmix64(&rng), PC_FLUSH_ONE_IN) != 0)
+		if (sdio_now() < next_flush)
 			continue;
+		len = snprintf(line, sizeof (line), "F %llu\n",
+		    (unsigned long long)(seq - 1));
+		if ((err = pc_say(line, (size_t)len)) != 0)
+			return (pc_say_failed(err));
+		pc_sleep_ms(o->pc_notice_ms);
 		if ((err = pc_flush(fd, chr)) != 0) {
 			(void) fprintf(stderr, "sdio: flush after the write at "
 			    "offset %llu of '%s' failed: %s\n",
@@ -476,6 +520,8 @@ pc_write(const pc_opts_t *o, int fd, int chr, uint8_t *buf)
 		    (unsigned long long)(seq - 1));
 		if ((err = pc_say(line, (size_t)len)) != 0)
 			return (pc_say_failed(err));
+		next_flush = sdio_now() + every / 2 +
+		    scale64(splitmix64(&rng), every + 1);
 	}
 	return (SDIO_EXIT_OK);
 }
@@ -565,6 +611,8 @@ sdio_powercut_main(int argc, char **argv)
 	(void) memset(&o, 0, sizeof (o));
 	o.pc_first_seq = 1;
 	o.pc_seconds = PC_SECONDS_DEFAULT;
+	o.pc_notice_ms = PC_NOTICE_MS_DEFAULT;
+	o.pc_flush_every_ms = PC_FLUSH_EVERY_MS_DEFAULT;
 	if ((rc = sdio_parse_argv(argc, argv, wr ? pc_write_defs :
 	    pc_read_defs, &o, &o.pc_target, &seen, pc_option)) != 0)
 		return (rc);

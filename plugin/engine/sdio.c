@@ -18,7 +18,8 @@
  *	sdio serve --root ROOT [--allow /POLICY]
  *	sdio diskmgt --diskmgt LIBPATH --nvpair LIBPATH [--no-inuse]
  *	sdio powercut write --run HEX16 --slots N --block BYTES
- *	    [--offset BYTES] [--first-seq S] [--seconds T] [--seed X] TARGET
+ *	    [--offset BYTES] [--first-seq S] [--seconds T] [--seed X]
+ *	    [--notice-ms M] [--flush-every-ms E] TARGET
  *	sdio powercut read --slots N --block BYTES [--offset BYTES] TARGET
  *	sdio --version
  *

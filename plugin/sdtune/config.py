@@ -61,11 +61,14 @@ class Signing:
 @dataclass(frozen=True)
 class PowerCutSettings:
     """[powercut] (Config.powercut): the witness's directory on this
-    machine, and the two time bounds of a check, in seconds."""
+    machine, the two time bounds of a check in seconds, and the engine's
+    pace of flushes in milliseconds."""
 
     witness_dir: str
     seconds: int
     wait: int
+    flush_every_ms: int
+    notice_ms: int
 
 
 def _state_home(environ: Mapping[str, str]) -> Optional[str]:
@@ -204,7 +207,11 @@ class Config:
         $HOME/.local/state/sdtune/witness, from ``environ``); seconds,
         how long the engine writes waiting for the cut (10 to 86400,
         default 600); wait, how long sdtune then waits for the
-        appliance to come back (0 to 86400 seconds, default 1800)."""
+        appliance to come back (0 to 86400 seconds, default 1800);
+        flush_every_ms, about how long the engine writes between two
+        flushes (0 to 60000, default 2000); notice_ms, how long it waits
+        after announcing a flush before it issues it (0 to 60000,
+        default 500)."""
         section = self.sections.get("powercut", {})
         directory = section.get("witness_dir", "")
         if directory and not directory.startswith("/"):
@@ -218,16 +225,19 @@ class Config:
                                  "XDG_STATE_HOME nor HOME names a "
                                  "directory: set [powercut] witness_dir")
         numbers = []
-        for name, default, low in (("seconds", "600", 10), ("wait", "1800",
-                                                            0)):
+        for name, default, low, high, unit in (
+                ("seconds", "600", 10, 86400, "seconds"),
+                ("wait", "1800", 0, 86400, "seconds"),
+                ("flush_every_ms", "2000", 0, 60000, "milliseconds"),
+                ("notice_ms", "500", 0, 60000, "milliseconds")):
             value = section.get(name, default)
             if not value.isdigit() or len(value) > 6 or \
-                    not low <= int(value) <= 86400:
+                    not low <= int(value) <= high:
                 raise self.error("powercut", name, "[powercut] %s = '%s': "
-                                 "expected a whole number of seconds from "
-                                 "%d to 86400" % (name, value, low))
+                                 "expected a whole number of %s from %d "
+                                 "to %d" % (name, value, unit, low, high))
             numbers.append(int(value))
-        return PowerCutSettings(directory, numbers[0], numbers[1])
+        return PowerCutSettings(directory, *numbers)
 
     def certify(self) -> "CertifySettings":
         """[certify]: how certification measures."""

@@ -110,7 +110,8 @@ class Lab:
                                          str(tmp_path / "remote.conf"))
         with open(self.config, "a") as f:
             f.write("\n[powercut]\nwitness_dir = %s\nseconds = 120\n"
-                    "wait = 60\n" % self.witness)
+                    "wait = 60\nflush_every_ms = 50\nnotice_ms = 250\n"
+                    % self.witness)
 
     def start(self, *extra):
         # The logs of the cycles before: a new cycle's is the one more.
@@ -186,31 +187,36 @@ class Lab:
 
 
 def expected(kind, lines):
-    """The verdict the log at the cut calls for: (flush, nonvolatile)."""
+    """The verdicts the log at the cut allows: a set of (flush,
+    nonvolatile) pairs, one unless the cut came in a flush's notice."""
     log = parse_log(lines, "log")
     if log is None or not log.completed:
-        return "nothing to check", "nothing to check"
-    flushed = log.flushed > 0
-    unflushed = any(seq > log.flushed for seq in log.completed)
+        return {("nothing to check", "nothing to check")}
     flush = {"nonvolatile": "passed", "volatile": "passed",
              "lie_flush": "failed", "lie_nv": "failed"}[kind]
-    if not flushed:
+    if not log.flushed:
         flush = "nothing to check"
+    # Writes no flush, completed or only announced, may have covered.
+    tested = any(seq > max(log.flushed, log.noticed)
+                 for seq in log.completed)
     if kind == "nonvolatile":
-        nv = "passed" if unflushed else "nothing to check"
-    elif kind == "volatile":
-        nv = "failed" if unflushed else "nothing to check"
+        nv = {"passed" if tested else "nothing to check"}
+    elif kind == "volatile" and not tested:
+        # The announced flush ran (nothing left to lose) or the cut
+        # came first (the writes it would have flushed are lost).
+        nv = {"nothing to check", "failed"}
     else:
-        # A liar loses everything in its cache: flushed or not.
-        nv = "failed"
-    return flush, nv
+        # Unflushed writes in a volatile cache, or a liar, which loses
+        # everything in its cache, flushed or not.
+        nv = {"failed"}
+    return {(flush, v) for v in nv}
 
 
 def cut_once(lab, rng, kind):
     """One cycle, cut after a random number of logged writes; the
     verdict checked against the log as it stood at the cut."""
     proc = lab.start()
-    log = lab.wait_for_writes(proc, rng.randint(1, 400))
+    log = lab.wait_for_writes(proc, rng.randint(1, 200))
     lab.cut()
     at_cut = lab.log_lines(log)
     out, err = proc.communicate(timeout=STEP_S * 2)
@@ -224,7 +230,7 @@ def cut_once(lab, rng, kind):
     want = expected(kind, final)
     got = (cut["flush"]["status"], cut["nonvolatile"]["status"])
     c = lab.at_cut
-    assert got == want, (kind, err, cut, final[-12:], "dirty %d lost_pages "
+    assert got in want, (kind, err, cut, final[-12:], "dirty %d lost_pages "
                          "%d writes %d flushes %d" % (
                              c.dirty, c.lost_pages, c.writes, c.flushes))
     if got[1] == "failed" and kind in ("volatile", "lie_nv"):
@@ -354,6 +360,6 @@ def test_the_log_survives_the_controller_killed_and_the_run_resumes(
         max(first.completed)
     cut = json.loads(out)["power_cut"]
     assert cut["run"] == first.run
-    assert (cut["flush"]["status"], cut["nonvolatile"]["status"]) == \
+    assert (cut["flush"]["status"], cut["nonvolatile"]["status"]) in \
         expected("volatile", final), (err, cut)
     assert cut["nonvolatile"]["acknowledged"] == len(whole.completed)

@@ -47,8 +47,12 @@ def region(path, slots=SLOTS, block=BLOCK):
 
 
 def write_args(path, run_id=RUN_A, slots=SLOTS, *extra):
+    # No wait after a flush's notice (test_a_flush_is_announced_first
+    # has it) and a flush after every burst (--flush-every-ms 0): the
+    # pattern then depends on the seed alone, not on the drive's speed.
     return ["powercut", "write", "--run", run_id, "--slots", slots,
-            "--block", BLOCK, "--seconds", 1] + list(extra) + [path]
+            "--block", BLOCK, "--seconds", 1, "--notice-ms", 0,
+            "--flush-every-ms", 0] + list(extra) + [path]
 
 
 def read_slots(sdio, path, slots=SLOTS):
@@ -103,17 +107,22 @@ def test_write_lines_parse_as_the_witness_logs_them(written):
 
 def test_each_flush_names_the_last_write_before_it(written):
     _, lines, _, _ = written
-    last, flushes = 0, 0
+    last, flushes, notice = 0, 0, None
     for line in lines[1:]:
         if line.startswith("w "):
+            assert notice is None, line
             last = int(line.split()[1])
+        elif line.startswith("F "):
+            assert line == "F %d" % last and notice is None
+            notice = last
         else:
-            assert line == "f %d" % last
+            assert line == "f %d" % last and notice == last
+            notice = None
             flushes += last <= 1000
-    # About one burst in three (16.5 writes a burst) is flushed: some 20
+    # Every burst (16.5 writes on average) is flushed: some 60 flushes
     # in the first 1000 writes (the same whatever the speed: the seed is
     # the run's).
-    assert last >= 1000 and 10 <= flushes <= 40
+    assert last >= 1000 and 40 <= flushes <= 90
 
 
 def test_write_stops_when_its_time_is_up(sdio, tmp_path):
@@ -437,9 +446,13 @@ def test_each_line_leaves_at_once_in_one_write(sdio, tmp_path):
                  if line.startswith(("pwrite64(", "fdatasync(",
                                      "write(1,"))]
     lines = proc.stdout.splitlines()
-    assert len(calls) == 2 * len(lines) - 1
+    assert len(calls) == 2 * len(lines) - 1 - sum(
+        line.startswith("F ") for line in lines)
     assert calls[0] == 'write(1, "%s\\n", %d) = %d\n' % (
         lines[0], len(lines[0]) + 1, len(lines[0]) + 1)
+    # A flush's notice comes before the flush, on its own.
+    lines = [line for line in lines if not line.startswith("F ")]
+    calls = [c for c in calls if not c.startswith('write(1, "F ')]
     for io, said, line in zip(calls[1::2], calls[2::2], lines[1:]):
         assert io.startswith("fdatasync(" if line[0] == "f" else
                              "pwrite64("), (io, line)
@@ -468,7 +481,8 @@ def test_a_flush_error_exits_3(sdio, tmp_path):
                prefix=strace(path, "inject=fdatasync:error=EIO:when=2"))
     lines = proc.stdout.splitlines()
     assert sum(1 for line in lines if line.startswith("f ")) == 1
-    assert lines[-1].startswith("w ")
+    assert lines[-1].startswith("F ")
+    lines = lines[:-1]
     seq, slot = writes(lines)[-1]
     assert "flush after the write at offset %d of '%s' failed: %s" % (
         slot * BLOCK, path, os.strerror(5)) in proc.stderr
@@ -495,3 +509,40 @@ def test_a_file_system_without_direct_io_is_written_buffered(sdio, tmp_path):
     done = writes(proc.stdout.splitlines())
     assert len(done) > 100
     assert read_slots(sdio, path)[done[-1][1]] == (RUN_A, done[-1][0])
+
+
+@needs_strace
+def test_a_flush_is_announced_first_and_waits(sdio, tmp_path):
+    """"F SEQ" leaves before the flush, which waits --notice-ms: the
+    witness has heard of every flush the drive may have carried out."""
+    path, trace = region(tmp_path / "n"), str(tmp_path / "trace")
+    run(sdio, "powercut", "write", "--run", RUN_A, "--slots", SLOTS,
+        "--block", BLOCK, "--seconds", 2, "--notice-ms", 200,
+        "--flush-every-ms", 0, path,
+        prefix=[STRACE, "-qq", "-ttt", "-s", "64", "-o", trace, "-e",
+                "trace=fdatasync,write"])
+    with open(trace) as f:
+        calls = [line.split(" ", 1) for line in f
+                 if "fdatasync(" in line or 'write(1, "F ' in line]
+    pairs = list(zip(calls[::2], calls[1::2]))
+    assert pairs
+    for (t_notice, notice), (t_flush, flush) in pairs:
+        assert notice.startswith('write(1, "F ')
+        assert flush.startswith("fdatasync(")
+        assert float(t_flush) - float(t_notice) >= 0.2
+
+
+def test_flushes_come_a_time_apart_not_a_count_of_writes(sdio, tmp_path):
+    """--flush-every-ms 300 for 2 s: flushes 150 to 450 ms apart (and the
+    notice's wait), most of the time spent writing."""
+    path = region(tmp_path / "i")
+    t0 = time.monotonic()
+    proc = run(sdio, "powercut", "write", "--run", RUN_A, "--slots", SLOTS,
+               "--block", BLOCK, "--seconds", 2, "--notice-ms", 0,
+               "--flush-every-ms", 300, path)
+    took = time.monotonic() - t0
+    flushes = sum(line.startswith("f ") for line in proc.stdout.splitlines())
+    writes_done = sum(line.startswith("w ")
+                      for line in proc.stdout.splitlines())
+    assert 2 <= flushes <= int(took / 0.15) + 1
+    assert writes_done > 20 * flushes

@@ -43,7 +43,7 @@ def lab(tmp_path, sshd):
     config = sshd.sdtune_config(app.config, str(tmp_path / "remote.conf"))
     with open(config, "a") as f:
         f.write("\n[powercut]\nwitness_dir = %s\nseconds = 120\nwait = 0\n"
-                % witness)
+                "flush_every_ms = 50\nnotice_ms = 250\n" % witness)
     return app, target, witness, config
 
 

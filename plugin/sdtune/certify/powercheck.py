@@ -150,7 +150,7 @@ def new_cycle(dest: str, target: Target, boot: int, now: float) -> Cycle:
 
 
 def write(host: Host, witness: Witness, cycle: Cycle, first_seq: int,
-          seconds: int, shown: Callable[[Progress], None],
+          request: "Request", shown: Callable[[Progress], None],
           machine_now: Callable[[], float]) -> Written:
     """Run the engine's writer and log what it says until the link drops
     or the engine ends; the cycle's state says which."""
@@ -171,9 +171,12 @@ def write(host: Host, witness: Witness, cycle: Cycle, first_seq: int,
     args = ["powercut", "write", "--run", cycle.run, "--slots",
             str(cycle.slots), "--block", str(cycle.block), "--offset",
             str(cycle.offset), "--first-seq", str(first_seq), "--seconds",
-            str(seconds), cycle.device]
+            str(request.seconds), "--flush-every-ms",
+            str(request.flush_every_ms), "--notice-ms",
+            str(request.notice_ms), cycle.device]
     try:
-        result = host.stream("sdio", args, logged, timeout_s=seconds + 60.0)
+        result = host.stream("sdio", args, logged,
+                             timeout_s=request.seconds + 60.0)
     except HostError as e:
         if e.verb != "reach":
             raise
@@ -183,7 +186,8 @@ def write(host: Host, witness: Witness, cycle: Cycle, first_seq: int,
     cycle = replace(cycle, state=STOPPED, ended=machine_now())
     witness.save(cycle)
     if result.returncode == 0:
-        why = "the engine wrote for %d s and no power cut came" % seconds
+        why = "the engine wrote for %d s and no power cut came" % \
+            request.seconds
     else:
         said = result.stderr.strip().splitlines()
         why = "the engine stopped (exit status %d%s)" % (
@@ -293,6 +297,11 @@ class Request:
     verify_only: bool
     seconds: int            # how long the engine writes, at most
     wait_s: int             # how long to wait for the appliance's boot
+    # The engine's pace: about how long between flushes, and how long it
+    # waits after announcing one (sdio powercut --flush-every-ms,
+    # --notice-ms; [powercut] in sdtune.conf).
+    flush_every_ms: int = 2000
+    notice_ms: int = 500
 
 
 class Listener:
@@ -362,7 +371,7 @@ def run_check(host: Host, machine: Host, state_dir: str, witness: Witness,
                             ended=None)
             witness.save(cycle)
         listener.writing(cycle, start != 1)
-        written = write(host, witness, cycle, start, request.seconds,
+        written = write(host, witness, cycle, start, request,
                         listener.progress, machine.now)
     listener.written(written)
     if not written.dropped:

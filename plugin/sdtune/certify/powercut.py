@@ -18,9 +18,13 @@ flush) and reports, one line each, as it happens:
                             size of a slot in bytes
     w SEQ SLOT              write SEQ (1, 2, ...) to SLOT completed: the
                             drive said it was done
-    f SEQ                   a flush completed that was issued after
-                            writes 1 to SEQ had all completed: the drive
-                            said they are on stable media
+    F SEQ                   notice: a flush of writes 1 to SEQ (all
+                            completed) is about to be issued; the engine
+                            waits (--notice-ms) before it issues it, so
+                            that the witness has the notice before the
+                            flush can make anything durable
+    f SEQ                   that flush completed: the drive said writes
+                            1 to SEQ are on stable media
 
 The witness (the controller, on another machine) appends each whole line
 to its log as it arrives and makes it durable before it takes more, so
@@ -52,8 +56,10 @@ write to it (one in flight at the cut may or may not have landed):
 * the non-volatile claim: every completed write, flushed or not, as a
   cache that keeps its contents through a power cut (cache-nonvolatile)
   must keep them.  A cut that came when every completed write had been
-  flushed does not test it (a volatile cache loses nothing then either):
-  it can fail, if a flushed write is gone, but not pass.
+  flushed, or a flush of them announced (it may have been carried out,
+  its "f" lost with the power), does not test it (a volatile cache
+  loses nothing then either): it can fail, if a write is gone, but not
+  pass.
 
 A check with no acknowledged write in the log (the cut came first) has
 nothing to check: it neither passes nor fails.
@@ -75,6 +81,7 @@ Held = Union[Tuple[str, int], str]
 _RUN = re.compile(r"run ([0-9a-f]{16}) ([1-9][0-9]{0,11}) ([1-9][0-9]{0,9})$")
 _WRITE = re.compile(r"w ([1-9][0-9]{0,17}) (0|[1-9][0-9]{0,11})$")
 _FLUSH = re.compile(r"f (0|[1-9][0-9]{0,17})$")
+_NOTICE = re.compile(r"F (0|[1-9][0-9]{0,17})$")
 _SLOT = re.compile(r"(0|[1-9][0-9]{0,11}) (?:([0-9a-f]{16}) ([1-9][0-9]{0,17})"
                    r"|(zero|torn))$")
 
@@ -90,6 +97,9 @@ class WitnessLog:
     completed: Dict[int, int] = field(default_factory=dict)
     # Writes 1..flushed are on stable media by the drive's word.
     flushed: int = 0
+    # A flush of writes 1..noticed was announced: it may have made them
+    # durable, completed or not.
+    noticed: int = 0
 
 
 def split_lines(pending: bytes, chunk: bytes) -> Tuple[List[str], bytes]:
@@ -141,6 +151,16 @@ def parse_log(lines: Iterable[str], where: str) -> Optional[WitnessLog]:
             latest = seq
             if resumed is None:
                 resumed = seq
+            continue
+        m = _NOTICE.match(line)
+        if m is not None:
+            seq = int(m.group(1))
+            if not log.noticed <= seq <= latest:
+                raise ParseError(where, "seq", "%s: notice of a flush of "
+                                 "writes up to %d after write %d and a "
+                                 "notice up to %d" % (at, seq, latest,
+                                                      log.noticed))
+            log.noticed = seq
             continue
         m = _FLUSH.match(line)
         if m is not None:
@@ -261,8 +281,11 @@ def verdict(log: Optional[WitnessLog], found: Dict[int, Held]
         return None
     flushed = {seq: slot for seq, slot in log.completed.items()
                if seq <= log.flushed}
+    # Only a write no flush may have covered tests the claim: one after
+    # the last flush announced, whether it completed or not.
+    covered = max(log.flushed, log.noticed)
     nonvolatile = replace(_check(log, found, log.completed),
-                          tested=len(flushed) < len(log.completed))
+                          tested=any(seq > covered for seq in log.completed))
     return Outcome(log.run, _check(log, found, flushed), nonvolatile,
                    sum(1 for v in found.values() if v == "torn"))
 

@@ -52,7 +52,8 @@ def run(args: argparse.Namespace, env: Env) -> int:
     refuse_without_witness(args.disk, args.remote is not None)
     settings = env.cfg.powercut(os.environ)
     request = Request(args.remote, args.disk, args.confirm, args.verify,
-                      settings.seconds, settings.wait)
+                      settings.seconds, settings.wait,
+                      settings.flush_every_ms, settings.notice_ms)
     witness = Witness(env.machine, settings.witness_dir)
     tty = hasattr(env.err, "isatty") and env.err.isatty()
     listener = Said(env.err, tty, env.machine.monotonic_ns)

@@ -190,6 +190,10 @@ def test_a_line_the_cut_left_unfinished_is_not_logged():
     (["run %s 2 4096" % RUN, "w 1 0", "f 1", "f 0"], "seq", "after one"),
     (["run %s 2 4096" % RUN, "f 99999999999999999"], "seq", "write 1"),
     (["run %s 2 4096" % RUN, "x"], "line", "no line the engine writes"),
+    (["run %s 2 4096" % RUN, "w 1 0", "F 2"], "seq", "notice of a flush "
+     "of writes up to 2 after write 1"),
+    (["run %s 2 4096" % RUN, "w 1 0", "w 2 1", "F 2", "F 1"], "seq",
+     "notice up to 2"),
 ])
 def test_a_bad_log_names_its_line_and_field(lines, field, words):
     with pytest.raises(ParseError) as e:
@@ -237,3 +241,21 @@ def test_resume_seq_starts_above_anything_the_stopped_engine_wrote():
     log = parse_log(["run %s 2 4096" % RUN, "w %d 0" % (RESUME_STEP + 7)],
                     "log")
     assert resume_seq(log) == 2 * RESUME_STEP + 1
+
+
+def test_a_flush_announced_but_not_seen_complete_covers_its_writes():
+    """"F 2" and the cut: the flush may have made writes 1 and 2 durable
+    (its "f" lost with the power), so they do not test the non-volatile
+    claim; a write after the notice does."""
+    lines = ["run %s 3 4096" % RUN, "w 1 0", "w 2 1", "F 2"]
+    log = parse_log(lines, "log")
+    assert log.noticed == 2 and log.flushed == 0
+    out = verdict(log, {0: (RUN, 1), 1: (RUN, 2), 2: "zero"})
+    assert out.flush.status == NOTHING
+    assert out.nonvolatile.status == NOTHING
+    # Lost, they still fail it.
+    out = verdict(log, {0: (RUN, 1), 1: "zero", 2: "zero"})
+    assert out.nonvolatile.status == FAILED
+    log = parse_log(lines + ["f 2", "w 3 2"], "log")
+    out = verdict(log, {0: (RUN, 1), 1: (RUN, 2), 2: (RUN, 3)})
+    assert out.flush.status == PASSED and out.nonvolatile.status == PASSED

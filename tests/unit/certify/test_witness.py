@@ -124,8 +124,9 @@ def conf(tmp_path, text):
 def test_powercut_settings_and_their_errors(tmp_path):
     cfg = conf(tmp_path, "")
     s = cfg.powercut({"HOME": "/home/op"})
-    assert (s.witness_dir, s.seconds, s.wait) == (
-        "/home/op/.local/state/sdtune/witness", 600, 1800)
+    assert (s.witness_dir, s.seconds, s.wait, s.flush_every_ms,
+            s.notice_ms) == ("/home/op/.local/state/sdtune/witness", 600,
+                             1800, 2000, 500)
     assert cfg.powercut({"XDG_STATE_HOME": "/st", "HOME": "/h"}) \
         .witness_dir == "/st/sdtune/witness"
     with pytest.raises(ConfigError) as e:
@@ -137,7 +138,9 @@ def test_powercut_settings_and_their_errors(tmp_path):
     assert (s.witness_dir, s.seconds, s.wait) == ("/w", 30, 0)
     for text, key in (("witness_dir = w", "witness_dir"),
                       ("seconds = 9", "seconds"), ("wait = -1", "wait"),
-                      ("seconds = 86401", "seconds")):
+                      ("seconds = 86401", "seconds"),
+                      ("notice_ms = 60001", "notice_ms"),
+                      ("flush_every_ms = 1.5", "flush_every_ms")):
         cfg = conf(tmp_path, "[powercut]\n" + text + "\n")
         with pytest.raises(ConfigError) as e:
             cfg.powercut({"HOME": "/h"})
