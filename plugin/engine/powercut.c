@@ -44,7 +44,10 @@
  * completes "f SEQ"; SEQ is the last write completed before it.  An
  * interval in time, not in writes, so that on any drive most of the run
  * is writing, with unflushed writes in the cache, whenever the power is
- * cut: a cut in a notice's wait tests only the flushes.
+ * cut: a cut in a notice's wait tests only the flushes.  Every choice
+ * comes from one splitmix64 stream, in a fixed order, so a seed gives the
+ * same slots (and with --flush-every-ms 0 the same flushes) whatever the
+ * drive's speed.
  *
  * Why the notice, and the wait after it.  A flush makes durable every
  * write before it, so a completed write tests the claim that the cache
@@ -53,9 +56,7 @@
  * out before the cut, the one in flight included, whose "f" never
  * arrives.  The notice goes out first and the flush waits long enough
  * for it to reach the witness (far longer than a line takes over any
- * link), so that no flush is issued that the witness has not heard of.  Every choice comes from one splitmix64 stream,
- * in a fixed order, so a seed gives the same slots and flushes whatever
- * the drive's speed.
+ * link), so that no flush is issued that the witness has not heard of.
  *
  * Why one write(2) per line, at once.  The witness logs each line as it
  * arrives, on another machine, because this one is about to lose its
