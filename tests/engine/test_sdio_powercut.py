@@ -386,13 +386,9 @@ def test_no_target_exits_1(sdio):
     assert "no target given" in proc.stderr
 
 
-def test_a_witness_gone_away_stops_the_writer(sdio, tmp_path):
-    path = region(tmp_path / "p")
-    args = ["powercut", "write", "--run", RUN_A, "--slots", SLOTS,
-            "--block", BLOCK, "--seconds", 30, path]
-    proc = subprocess.Popen([sdio] + [str(x) for x in args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert proc.stdout.readline().startswith(b"run ")
+def reader_gone(proc):
+    """Close the engine's standard output as a reader that went away
+    would; its exit status (within 10 s) and what it said."""
     proc.stdout.close()
     try:
         rc = proc.wait(timeout=10)
@@ -400,6 +396,17 @@ def test_a_witness_gone_away_stops_the_writer(sdio, tmp_path):
         proc.kill()
     err = proc.stderr.read().decode()
     proc.stderr.close()
+    return rc, err
+
+
+def test_a_witness_gone_away_stops_the_writer(sdio, tmp_path):
+    path = region(tmp_path / "p")
+    args = ["powercut", "write", "--run", RUN_A, "--slots", SLOTS,
+            "--block", BLOCK, "--seconds", 30, path]
+    proc = subprocess.Popen([sdio] + [str(x) for x in args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout.readline().startswith(b"run ")
+    rc, err = reader_gone(proc)
     assert rc == EXIT_SETUP
     assert "cannot write to stdout: Broken pipe" in err
 
@@ -414,13 +421,7 @@ def test_a_reader_gone_away_stops_the_read_back(sdio, tmp_path):
         sdio, "powercut", "read", "--slots", str(slots), "--block", "512",
         path], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout.readline() == b"0 zero\n"
-    proc.stdout.close()
-    try:
-        rc = proc.wait(timeout=10)
-    finally:
-        proc.kill()
-    err = proc.stderr.read().decode()
-    proc.stderr.close()
+    rc, err = reader_gone(proc)
     assert rc == EXIT_SETUP and "Broken pipe" in err
     with open(trace) as f:
         assert 1 <= sum(1 for line in f if line.startswith("pread64(")) \

@@ -74,7 +74,6 @@ class Progress:
 
     writes: int = 0
     flushed: int = 0
-    lines: int = 0
 
 
 @dataclass
@@ -165,7 +164,6 @@ def write(host: Host, witness: Witness, cycle: Cycle, first_seq: int,
                 progress.writes += 1
             elif line.startswith("f "):
                 progress.flushed = progress.writes
-        progress.lines += len(lines)
         shown(progress)
 
     args = ["powercut", "write", "--run", cycle.run, "--slots",

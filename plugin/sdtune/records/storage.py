@@ -72,28 +72,34 @@ def check_storable(host: Host, state_dir: str) -> str:
     return directory
 
 
-def store(host: Host, state_dir: str, record: CertRecord) -> str:
+def _path_of(host: Host, state_dir: str, record: CertRecord) -> str:
+    """Where the record of ``record``'s drive and firmware is kept (its
+    directory created)."""
     directory = records_dir(host, state_dir)
     host.mkdirs(directory)
-    path = directory + "/" + record_name(record.key, record.serial,
+    return directory + "/" + record_name(record.key, record.serial,
                                          record.firmware,
                                          record.target or "",
                                          record.driver, record.model)
-    record = _with_earlier_cuts(host, path, record)
+
+
+def _write(host: Host, path: str, record: CertRecord) -> str:
     host.write_atomic(path, (json.dumps(record.to_json(), indent=2) + "\n")
                       .encode("utf-8"))
     return path
 
 
+def store(host: Host, state_dir: str, record: CertRecord) -> str:
+    path = _path_of(host, state_dir, record)
+    return _write(host, path, _with_earlier_cuts(host, path, record))
+
+
 def add_power_cut(host: Host, state_dir: str, base: CertRecord,
                   cut: PowerCut) -> str:
     """Add a witnessed cut to the record of ``base``'s drive and
-    firmware: the stored one when there is one (its verdicts kept), else
-    ``base``.  The path written."""
-    directory = records_dir(host, state_dir)
-    path = directory + "/" + record_name(base.key, base.serial,
-                                         base.firmware, base.target or "",
-                                         base.driver, base.model)
+    firmware: the stored one when there is one (its verdicts and cuts
+    kept), else ``base``.  The path written."""
+    path = _path_of(host, state_dir, base)
     record = base
     if host.exists(path):
         stored, why = parse_record(host.read_bytes(path))
@@ -102,7 +108,9 @@ def add_power_cut(host: Host, state_dir: str, base: CertRecord,
                               "certification record (%s): move it away "
                               "and run --verify again" % why)
         record = replace(stored, stored=None)
-    return store(host, state_dir, replace(
+    # The stored record read here already holds the earlier cuts: no
+    # second read of it (store's merge) is needed.
+    return _write(host, path, replace(
         record, power_cuts=list(record.power_cuts) + [cut]))
 
 
